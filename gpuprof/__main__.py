@@ -1,0 +1,5 @@
+"""`python -m gpuprof` is the same as the `gpuprof` command."""
+from gpuprof.cli import main
+
+if __name__ == "__main__":
+    main()

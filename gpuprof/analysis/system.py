@@ -1,0 +1,95 @@
+"""Summaries of the supervisor's samples: the machine, the job's process tree, disk, pressure, GPUs."""
+
+
+def _weighted_mean(values, weights):
+    pairs = [(v, w) for v, w in zip(values, weights) if v is not None and w]
+    total = sum(w for _, w in pairs)
+    return sum(v * w for v, w in pairs) / total if total else None
+
+
+def _column(columns: dict, name: str):
+    return columns.get(name) or []
+
+
+def summarize_system(system: dict) -> dict:
+    columns = system.get("columns", {})
+    dt = _column(columns, "dt")
+    span = sum(d for d in dt if d) if dt else 0.0
+    cpu = {k: _weighted_mean(_column(columns, f"cpu_{k}"), dt) for k in ("user", "system", "iowait", "steal", "idle")}
+    user_s = sum(v or 0 for v in _column(columns, "job_user_s"))
+    system_s = sum(v or 0 for v in _column(columns, "job_system_s"))
+    read_bytes = sum(v or 0 for v in _column(columns, "job_read_bytes"))
+    read_chars = sum(v or 0 for v in _column(columns, "job_read_chars"))
+    disk_read = sum(v or 0 for v in _column(columns, "disk_read_bytes"))
+    disk_write = sum(v or 0 for v in _column(columns, "disk_write_bytes"))
+    pressure = None
+    if system.get("has_pressure"):
+        pressure = {k: _weighted_mean(_column(columns, f"psi_{k}"), dt)
+                    for k in ("cpu_some", "io_some", "io_full", "memory_some", "memory_full")}
+    processes = system.get("processes", [])
+    return {
+        "samples": int(system.get("ticks", len(dt))),
+        "interval_s": system.get("interval_s"),
+        "sampled_s": span,
+        "cpu_count": system.get("cpu_count"),
+        "cpu": cpu,
+        "job": {
+            "cpu_user_s": user_s,
+            "cpu_system_s": system_s,
+            "cores_busy": (user_s + system_s) / span if span else None,
+            "read_bytes": read_bytes,
+            "read_chars": read_chars,
+            "rss_peak_bytes": max((v or 0 for v in _column(columns, "job_rss")), default=0),
+            "processes_max": max((v or 0 for v in _column(columns, "job_procs")), default=0),
+            "processes_seen": len(processes),
+        },
+        "disk": {
+            "read_bytes": disk_read,
+            "write_bytes": disk_write,
+            "read_mb_s": disk_read / span / 1e6 if span else None,
+            "busy": _weighted_mean(_column(columns, "disk_busy"), dt),
+        },
+        "pressure": pressure,
+        "late_ticks": system.get("late_ticks", 0),
+        "sampler_errors": system.get("errors", []),
+    }
+
+
+def summarize_gpus(gpu: dict) -> tuple:
+    """(per-GPU summaries, status) from the NVML sampler's record."""
+    summaries = []
+    for device in gpu.get("gpus", []):
+        columns = device.get("series", {}).get("columns", {})
+
+        def mean(name):
+            values = [v for v in columns.get(name) or [] if v is not None]
+            return sum(values) / len(values) if values else None
+
+        used = [v for v in columns.get("mem_used") or [] if v is not None]
+        summaries.append({
+            "index": device.get("index"),
+            "name": device.get("name"),
+            "util_gpu": mean("util_gpu"),
+            "util_memory": mean("util_memory"),
+            "mem_used_max_bytes": max(used) if used else None,
+            "mem_total_bytes": device.get("mem_total"),
+            "pcie_rx_mb_s": _scale(mean("pcie_rx_bps"), 1e-6),
+            "pcie_tx_mb_s": _scale(mean("pcie_tx_bps"), 1e-6),
+            "sm_clock_mhz": mean("sm_clock_mhz"),
+            "clock_events": device.get("clock_events", {}),
+            "job_memory_bytes": sum(device.get("job_memory", {}).values()) or None,
+            "samples": len(columns.get("t") or []),
+        })
+    status = {"available": bool(gpu.get("available")) and bool(summaries),
+              "reason": gpu.get("reason"), "driver": gpu.get("driver")}
+    return summaries, status
+
+
+def _scale(value, factor):
+    return value * factor if value is not None else None
+
+
+def job_gpus(gpus: list) -> list:
+    """The GPUs the job used (it held memory there), or all of them when that is unknown."""
+    used = [g for g in gpus if g.get("job_memory_bytes")]
+    return used or gpus

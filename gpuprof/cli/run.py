@@ -1,0 +1,141 @@
+"""`gpuprof run`: profile a training command and report why the GPU waits."""
+
+import os
+import signal
+import sys
+from typing import List, Optional
+
+import typer
+from typer.core import TyperCommand
+
+from gpuprof.cli import app, error
+from gpuprof.launch.errors import UsageProblem
+
+
+class RunCommand(TyperCommand):
+    """Everything from the script (or after -m MODULE, or after --) belongs to the user's program,
+    even words that look like gpuprof options, exactly as `python` treats its own command line."""
+
+    def parse_args(self, ctx, args):
+        return super().parse_args(ctx, split_user_args(args, self._value_options()))
+
+    def _value_options(self) -> set:
+        names = set()
+        for param in self.params:
+            if getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False) \
+                    and not getattr(param, "count", False):
+                names.update(param.opts)
+        return names
+
+
+def split_user_args(args, value_options) -> list:
+    """Insert `--` where gpuprof's options end, marking the `-- COMMAND` form with --command-mode."""
+    out = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            return out + ["--command-mode", "--"] + args[i + 1:]
+        if arg in ("-m", "--module"):
+            return out + args[i:i + 2] + ["--"] + args[i + 2:]
+        if arg.startswith("--module="):
+            return out + ["--module", arg.split("=", 1)[1], "--"] + args[i + 1:]
+        if arg.startswith("-m") and not arg.startswith("--"):
+            return out + ["-m", arg[2:], "--"] + args[i + 1:]
+        if not arg.startswith("-") or arg == "-":
+            return out + ["--"] + args[i:]
+        out.append(arg)
+        if "=" not in arg and arg in value_options and i + 1 < len(args):
+            out.append(args[i + 1])
+            i += 1
+        i += 1
+    return out
+
+
+@app.command(cls=RunCommand, context_settings={"help_option_names": ["-h", "--help"]})
+def run(
+    target: Optional[List[str]] = typer.Argument(None, metavar="SCRIPT [ARGS]...",
+                                                 help="The training script and its arguments."),
+    module: Optional[str] = typer.Option(None, "-m", "--module", metavar="MODULE",
+                                         help="Run a module, as `python -m MODULE ARGS`."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
+                                      help="Run folder for samples and events [default: gpuprof-runs/<script>-<time>]."),
+    json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
+    interval: float = typer.Option(0.1, "--interval", metavar="SECONDS", help="System sampling interval."),
+    probes: bool = typer.Option(True, "--probes/--no-probes", help="Probes inside the job (DataLoader, copies, steps)."),
+    gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
+    live: Optional[bool] = typer.Option(None, "--live/--no-live", help="Live status line [default: when stderr is a terminal]."),
+    command_mode: bool = typer.Option(False, "--command-mode", hidden=True),
+):
+    """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
+
+    gpuprof exits with the program's own exit status (128+N if it died of signal N)."""
+    from gpuprof.launch.command import resolve
+    from gpuprof.launch.session import RunOptions, RunSession
+
+    target = list(target or [])
+    if command_mode:
+        command = resolve(command=target)
+    elif module is not None:
+        command = resolve(module=module, args=target)
+    elif target:
+        command = resolve(script=target[0], args=target[1:])
+    else:
+        raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
+    if not 0.01 <= interval <= 60:
+        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+    if json_path is not None:
+        check_writable_file(json_path, "--json")
+    show_live = (sys.stderr.isatty() if live is None else live) and not quiet
+    status_line = None
+    if show_live:
+        from gpuprof.cli.live import LiveStatus
+        status_line = LiveStatus()
+    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live)
+    session = RunSession(command, options, status_line=status_line)
+    session.prepare()
+    outcome = session.execute()
+    if status_line is not None:
+        status_line.clear()
+    with quiet_signals():
+        finish(session.run_dir, json_path, quiet)
+    return outcome.exit_status
+
+
+def check_writable_file(path: str, option: str) -> None:
+    parent = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageProblem(f"cannot write {option} {path}: it is a folder")
+    if not os.path.isdir(parent):
+        raise UsageProblem(f"cannot write {option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageProblem(f"cannot write {option} {path}: permission denied")
+
+
+def finish(run_dir: str, json_path, quiet: bool) -> None:
+    """Build, save and show the report; a failure here is stated, never raised over the exit status."""
+    from gpuprof.cli.report import build_and_save, show
+    try:
+        report = build_and_save(run_dir, json_path)
+    except Exception as exc:  # the job's exit status must survive any reporting bug
+        error(f"could not build the report for {run_dir}: {exc.__class__.__name__}: {exc}")
+        return
+    if not quiet:
+        try:
+            show(report)
+        except Exception as exc:
+            error(f"could not show the report (it is saved in {run_dir}): {exc}")
+
+
+class quiet_signals:
+    """While the report is written, a late Ctrl-C or SIGTERM does not cut it short."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __enter__(self):
+        self.previous = {s: signal.signal(s, lambda *_: None) for s in self.SIGNALS}
+
+    def __exit__(self, *exc):
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,1 @@
+"""Example programs shipped inside the package, for `gpuprof demo`."""

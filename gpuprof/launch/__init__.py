@@ -1,0 +1,1 @@
+"""Launching the user's job: the command, the bootstrap environment, the supervisor."""

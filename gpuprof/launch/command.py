@@ -1,0 +1,90 @@
+"""Turn `gpuprof run` arguments into the exact argv plain Python would have been given."""
+
+import importlib.machinery
+import os
+import shutil
+import sys
+import zipfile
+from dataclasses import dataclass, field
+
+from gpuprof.launch.errors import UsageProblem
+
+
+@dataclass
+class ChildCommand:
+    argv: list
+    kind: str                  # "script", "module" or "command"
+    target: str                # the script path, module name or executable
+    args: list = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        """A short name for the run folder: the script or module name."""
+        if self.kind == "script":
+            base = os.path.splitext(os.path.basename(os.path.normpath(self.target)))[0]
+        elif self.kind == "module":
+            base = self.target.rsplit(".", 1)[-1]
+        else:
+            base = _command_label(self.argv)
+        return "".join(c if c.isalnum() or c in "-_" else "_" for c in base) or "run"
+
+
+def _command_label(argv) -> str:
+    for arg in argv[1:]:
+        if arg.endswith(".py"):
+            return os.path.splitext(os.path.basename(arg))[0]
+    return os.path.basename(argv[0])
+
+
+def resolve(script=None, module=None, command=None, args=(), python=sys.executable) -> ChildCommand:
+    """Check the target exists and build the child's argv; raise UsageProblem with one clear line."""
+    args = list(args)
+    if command is not None:
+        if not command:
+            raise UsageProblem("no command given after --")
+        exe = command[0]
+        if os.sep in exe:
+            if not os.path.exists(exe):
+                raise UsageProblem(f"command not found: {exe}")
+            if os.path.isdir(exe) or not os.access(exe, os.X_OK):
+                raise UsageProblem(f"not an executable file: {exe}")
+        elif shutil.which(exe) is None:
+            raise UsageProblem(f"command not found: {exe}")
+        return ChildCommand(argv=list(command), kind="command", target=exe, args=list(command[1:]))
+    if module is not None:
+        _check_module(module)
+        return ChildCommand(argv=[python, "-m", module] + args, kind="module", target=module, args=args)
+    if script is None:
+        raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
+    _check_script(script)
+    return ChildCommand(argv=[python, script] + args, kind="script", target=script, args=args)
+
+
+def _check_script(script: str) -> None:
+    if not os.path.exists(script):
+        raise UsageProblem(f"no such file: {script}")
+    if os.path.isdir(script):
+        if os.path.isfile(os.path.join(script, "__main__.py")):
+            return
+        raise UsageProblem(f"{script} is a directory, not a Python script")
+    if not os.access(script, os.R_OK):
+        raise UsageProblem(f"cannot read {script}: permission denied")
+    try:
+        with open(script, "rb") as handle:
+            head = handle.read(4096)
+    except OSError as exc:
+        raise UsageProblem(f"cannot read {script}: {exc.strerror or exc}")
+    if b"\0" in head and not zipfile.is_zipfile(script) and not script.endswith(".pyc"):
+        raise UsageProblem(f"{script} is a binary file, not a Python script")
+
+
+def _check_module(module: str) -> None:
+    if not module or any(not part.isidentifier() for part in module.split(".")):
+        raise UsageProblem(f"not a module name: {module!r}")
+    top = module.split(".", 1)[0]
+    if top in sys.builtin_module_names:
+        return
+    # Looks the name up without importing anything (no user code runs in gpuprof).
+    search = [os.getcwd()] + [p for p in sys.path if p]
+    if importlib.machinery.PathFinder.find_spec(top, search) is None:
+        raise UsageProblem(f"no module named {top!r}")

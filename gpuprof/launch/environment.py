@@ -1,0 +1,20 @@
+"""The child's environment: the user's own, plus the bootstrap on PYTHONPATH and one settings variable."""
+
+import json
+import os
+
+import gpuprof
+from gpuprof.record.schema import BOOTSTRAP_ENV
+
+BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gpuprof.__file__)))
+
+
+def child_environment(base: dict, settings: dict) -> dict:
+    """A copy of `base` with the bootstrap first on PYTHONPATH and the settings in GPUPROF_BOOTSTRAP."""
+    env = dict(base)
+    existing = env.get("PYTHONPATH", "")
+    parts = [p for p in existing.split(os.pathsep) if p and os.path.abspath(p) != BOOTSTRAP_DIR] if existing else []
+    env["PYTHONPATH"] = os.pathsep.join([BOOTSTRAP_DIR] + parts)
+    env[BOOTSTRAP_ENV] = json.dumps(dict(settings, root=PACKAGE_ROOT), separators=(",", ":"))
+    return env

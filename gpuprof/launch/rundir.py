@@ -1,0 +1,53 @@
+"""Create the run folder: the one named by --out if it is free, otherwise a fresh one inside it."""
+
+import json
+import os
+import time
+
+from gpuprof.launch.errors import UsageProblem
+from gpuprof.record.schema import EVENTS_DIR, RUN_FILE, RUN_FORMAT
+
+DEFAULT_PARENT = "gpuprof-runs"
+
+
+def _fresh_name(label: str) -> str:
+    return f"{label}-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+
+
+def _claim(path: str, placeholder: dict) -> bool:
+    """Take `path` for this run by creating its run.json exclusively; False if another run has it."""
+    try:
+        fd = os.open(os.path.join(path, RUN_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as handle:
+        json.dump(placeholder, handle)
+    return True
+
+
+def create_run_dir(out, label: str) -> str:
+    """`--out DIR` names the run folder; if DIR already holds a run, a new folder inside DIR is used,
+    so neither earlier nor concurrent runs are ever overwritten. Without --out: gpuprof-runs/<name>."""
+    placeholder = {"format": RUN_FORMAT, "status": "running", "pid": os.getpid()}
+    parent = out if out is not None else DEFAULT_PARENT
+    try:
+        os.makedirs(parent, exist_ok=True)
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise PermissionError(13, "permission denied")
+        if out is not None and _claim(parent, placeholder):
+            path = parent
+        else:
+            while True:
+                path = os.path.join(parent, _fresh_name(label))
+                try:
+                    os.makedirs(path)
+                except FileExistsError:
+                    continue
+                if _claim(path, placeholder):
+                    break
+        os.makedirs(os.path.join(path, EVENTS_DIR), exist_ok=True)
+    except NotADirectoryError:
+        raise UsageProblem(f"cannot use --out {parent}: it is a file, not a folder")
+    except OSError as exc:
+        raise UsageProblem(f"cannot write run folder {parent}: {exc.strerror or exc}")
+    return path

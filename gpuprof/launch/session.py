@@ -1,0 +1,147 @@
+"""One profiled run: run folder, samplers, supervisor, and the saved record. The CLI's `run` is a
+thin layer over this object."""
+
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+
+import gpuprof
+from gpuprof.launch.environment import child_environment
+from gpuprof.launch.rundir import create_run_dir
+from gpuprof.launch.supervisor import Supervisor
+from gpuprof.record.atomic import write_json_atomic
+from gpuprof.record.redact import redact_argv
+from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
+from gpuprof.samplers.nvml import NvmlSampler, load_nvml
+from gpuprof.samplers.periodic import Periodic
+from gpuprof.samplers.procfs import default_source
+from gpuprof.samplers.system import SystemSampler
+
+
+@dataclass
+class RunOptions:
+    out: str = None
+    interval: float = 0.1
+    probes: bool = True
+    gpu: bool = True
+    live: bool = False
+    max_steps: int = None
+    warmup_steps: int = 0
+
+
+class RunSession:
+    def __init__(self, command, options: RunOptions, nvml_loader=load_nvml, clock=time.monotonic,
+                 status_line=None):
+        self.command = command
+        self.options = options
+        self.nvml_loader = nvml_loader
+        self.clock = clock
+        self.status_line = status_line
+        self.run_dir = None
+        self.system = None
+        self.nvml = None
+        self._threads = []
+
+    def prepare(self) -> str:
+        self.run_dir = create_run_dir(self.options.out, self.command.label)
+        return self.run_dir
+
+    def settings(self) -> dict:
+        return {
+            "run_dir": os.path.abspath(self.run_dir),
+            "events_dir": os.path.abspath(os.path.join(self.run_dir, EVENTS_DIR)),
+            "probes": self.options.probes,
+            "flush_s": 1.0,
+            "max_steps": self.options.max_steps,
+            "warmup_steps": self.options.warmup_steps,
+            "supervisor_pid": os.getpid(),
+        }
+
+    def execute(self):
+        """Run the child to its end; save what was measured whatever the child did. Returns Outcome."""
+        if self.run_dir is None:
+            self.prepare()
+        env = child_environment(os.environ, self.settings())
+        supervisor = Supervisor(self.command.argv, env)
+        wall_start = time.time()
+        try:
+            outcome = supervisor.run(on_started=self._start_samplers, on_tick=self._on_tick)
+        finally:
+            self._stop_samplers()
+        self._save(outcome, wall_start)
+        return outcome
+
+    # -- samplers ------------------------------------------------------------------------------
+    def _start_samplers(self, pid: int) -> None:
+        self.system = SystemSampler(default_source(pid), self.clock)
+        system_loop = Periodic(self.system.tick, self.options.interval, "gpuprof-system", self.clock)
+        self._threads.append(system_loop)
+        nvml, reason = (self.nvml_loader() if self.options.gpu else (None, "GPU sampling turned off (--no-gpu)"))
+        self.nvml = NvmlSampler(nvml, self.clock, job_pids=self._job_pids)
+        if reason:
+            self.nvml.reason = reason
+        if self.nvml.start():
+            gpu_loop = Periodic(self.nvml.tick, self.options.interval, "gpuprof-nvml", self.clock)
+            self._threads.append(gpu_loop)
+        for loop in self._threads:
+            loop.start()
+
+    def _job_pids(self):
+        return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
+
+    def _stop_samplers(self) -> None:
+        for loop in self._threads:
+            loop.stop()
+        if self.nvml is not None:
+            self.nvml.stop()
+
+    def _on_tick(self) -> None:
+        if self.status_line is not None and self.system is not None:
+            self.status_line(self.system, self.nvml)
+
+    # -- the record -----------------------------------------------------------------------------
+    def _save(self, outcome, wall_start: float) -> None:
+        loops = {loop.tick.__self__.__class__.__name__: loop for loop in self._threads}
+        system = self.system.to_dict(self.options.interval) if self.system else {"columns": {}}
+        system_loop = loops.get("SystemSampler")
+        system["late_ticks"] = system_loop.late_ticks if system_loop else 0
+        system["errors"] = system_loop.errors if system_loop else []
+        gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
+        write_json_atomic(os.path.join(self.run_dir, SYSTEM_FILE), system)
+        write_json_atomic(os.path.join(self.run_dir, GPU_FILE), gpu)
+        write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {
+            "format": RUN_FORMAT,
+            "status": "finished",
+            "gpuprof_version": gpuprof.__version__,
+            "command": redact_argv(self.command.argv),
+            "kind": self.command.kind,
+            "target": self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
+            "host": platform.node(),
+            "python": sys.version.split()[0],
+            "platform": platform.platform(),
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
+            "start_monotonic": outcome.started,
+            "end_monotonic": outcome.ended,
+            "duration_s": outcome.ended - outcome.started,
+            "pid": outcome.pid,
+            "returncode": outcome.returncode,
+            "exit_code": outcome.exit_status,
+            "signal": _signal_name(outcome.died_of),
+            "interrupted": outcome.interrupted,
+            "signals": outcome.signals,
+            "settings": {"interval_s": self.options.interval, "probes": self.options.probes,
+                         "gpu": self.options.gpu, "max_steps": self.options.max_steps,
+                         "warmup_steps": self.options.warmup_steps},
+        })
+
+
+def _signal_name(number):
+    if number is None:
+        return None
+    import signal
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

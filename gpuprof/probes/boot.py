@@ -1,0 +1,86 @@
+"""Start-up of gpuprof inside one process of the job: register it and keep its event file right
+across fork, spawn and every way of exiting."""
+
+import atexit
+import os
+import sys
+import time
+
+from gpuprof.record.events import EventWriter
+from gpuprof.record.redact import redact_argv
+
+_state = {"writer": None, "settings": None}
+
+
+def writer():
+    """The current process's event writer (None before start or after the process's own close)."""
+    return _state["writer"]
+
+
+def settings() -> dict:
+    return _state["settings"] or {}
+
+
+def emit(event: dict) -> None:
+    current = _state["writer"]
+    if current is not None:
+        current.emit(event)
+
+
+def start(config: dict) -> None:
+    """Called once by the bootstrap in every freshly started interpreter of the job."""
+    _state["settings"] = config
+    _open_writer(origin="exec")
+    atexit.register(_close_current)
+    os.register_at_fork(before=_flush_current, after_in_child=_after_fork_in_child)
+    if config.get("probes", True):
+        from gpuprof.probes import install
+
+        install.arm(config)
+
+
+def _open_writer(origin: str) -> None:
+    config = _state["settings"]
+    current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)))
+    _state["writer"] = current
+    current.emit_now({
+        "k": "process",
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "argv": redact_argv(sys.argv if getattr(sys, "argv", None) else sys.orig_argv),
+        "origin": origin,
+        "t": time.monotonic(),
+        "wall": time.time(),
+    })
+
+
+def _flush_current() -> None:
+    current = _state["writer"]
+    if current is not None:
+        current.flush()
+
+
+def _close_current() -> None:
+    current = _state["writer"]
+    if current is not None:
+        current.close()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child gets its own file; the parent's buffer stays the parent's."""
+    inherited = _state["writer"]
+    if inherited is not None:
+        inherited.abandon()
+    _state["writer"] = None
+    try:
+        _open_writer(origin="fork")
+    except OSError:
+        return
+    # multiprocessing's forked children leave through os._exit, which skips atexit; their own
+    # shutdown path runs multiprocessing's finalizers, so the file is closed from there too.
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        try:
+            mp_util.Finalize(None, _close_current, exitpriority=-100)
+        except Exception:
+            pass

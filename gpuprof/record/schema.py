@@ -1,0 +1,15 @@
+"""Names and versions shared by every producer and reader of a run."""
+
+RUN_FORMAT = "gpuprof.run/1"
+REPORT_FORMAT = "gpuprof.report/1"
+REPORT_FORMAT_PREFIX = "gpuprof.report/"
+SUPPORTED_REPORT_VERSIONS = (1,)
+
+#: The one environment variable that carries the bootstrap's settings into every process of the job.
+BOOTSTRAP_ENV = "GPUPROF_BOOTSTRAP"
+
+RUN_FILE = "run.json"
+SYSTEM_FILE = "system.json"
+GPU_FILE = "gpu.json"
+REPORT_FILE = "report.json"
+EVENTS_DIR = "events"

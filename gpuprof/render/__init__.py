@@ -1,0 +1,1 @@
+"""Renderers: each turns the same Report dict into one output format."""

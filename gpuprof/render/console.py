@@ -1,0 +1,104 @@
+"""The terminal report, written to stderr so the program's stdout stays the user's alone.
+
+Sections are small functions over the Report dict; each returns a renderable or None."""
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from gpuprof.render.units import pct, rate, seconds, size
+
+SECTIONS = []
+
+
+def section(func):
+    SECTIONS.append(func)
+    return func
+
+
+def render_console(report: dict, console: Console = None) -> None:
+    console = console or Console(stderr=True, highlight=False, soft_wrap=False)
+    parts = [part for part in (func(report) for func in SECTIONS) if part is not None]
+    console.print(Group(*parts))
+
+
+@section
+def header(report: dict):
+    text = Text()
+    text.append("gpuprof", style="bold cyan")
+    command = " ".join(report.get("command") or [])
+    text.append(f"  {command}\n", style="bold")
+    text.append(f"{report.get('outcome', '')} after {seconds(report.get('duration_s'))}")
+    if report.get("run_dir"):
+        text.append(f"  ·  run saved in {report['run_dir']}", style="dim")
+    return text
+
+
+@section
+def verdict_line(report: dict):
+    verdict = report.get("verdict")
+    if not verdict:
+        return None
+    text = Text("\n")
+    text.append(verdict.get("summary", ""), style="bold yellow" if verdict.get("bottleneck") != "compute" else "bold green")
+    return text
+
+
+@section
+def system_table(report: dict):
+    system = report.get("system", {})
+    job = system.get("job", {})
+    cpu = system.get("cpu", {})
+    disk = system.get("disk", {})
+    table = Table(title="\nSystem", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    cores = job.get("cores_busy")
+    table.add_row("job CPU", f"{cores:.2f} of {system.get('cpu_count')} cores busy "
+                  f"({seconds(job.get('cpu_user_s'))} user, {seconds(job.get('cpu_system_s'))} system)"
+                  if cores is not None else "n/a")
+    table.add_row("machine CPU", f"user {pct(cpu.get('user'))}  system {pct(cpu.get('system'))}  "
+                  f"iowait {pct(cpu.get('iowait'))}  steal {pct(cpu.get('steal'))}  idle {pct(cpu.get('idle'))}")
+    table.add_row("disk", f"read {rate(disk.get('read_mb_s'))} (busy {pct(disk.get('busy'))}); "
+                  f"job read {size(job.get('read_bytes'))} from disk of {size(job.get('read_chars'))} requested")
+    pressure = system.get("pressure")
+    if pressure:
+        table.add_row("pressure", f"cpu {pct(pressure.get('cpu_some'))}  io {pct(pressure.get('io_some'))}  "
+                      f"memory {pct(pressure.get('memory_some'))} of the time stalled")
+    table.add_row("memory", f"peak RSS {size(job.get('rss_peak_bytes'))} over {job.get('processes_seen', 0)} processes")
+    table.add_row("samples", f"{system.get('samples', 0)} every {seconds(system.get('interval_s'))}")
+    return table
+
+
+@section
+def gpu_table(report: dict):
+    system = report.get("system", {})
+    status = system.get("gpu_status", {})
+    gpus = system.get("gpus", [])
+    if not gpus:
+        return Text(f"\nGPU: {status.get('reason') or 'no GPU figures'}", style="dim")
+    table = Table(title="\nGPU", title_justify="left", box=None, padding=(0, 2))
+    for name in ("gpu", "name", "util", "mem util", "memory", "PCIe rx/tx", "SM clock", "clock events"):
+        table.add_column(name)
+    for gpu in gpus:
+        events = ", ".join(k for k in gpu.get("clock_events", {}) if k != "gpu_idle") or "-"
+        table.add_row(str(gpu.get("index")), gpu.get("name") or "", pct(gpu.get("util_gpu")),
+                      pct(gpu.get("util_memory")),
+                      f"{size(gpu.get('mem_used_max_bytes'))} / {size(gpu.get('mem_total_bytes'))}",
+                      f"{rate(gpu.get('pcie_rx_mb_s'))} / {rate(gpu.get('pcie_tx_mb_s'))}",
+                      "n/a" if gpu.get("sm_clock_mhz") is None else f"{gpu['sm_clock_mhz']:.0f} MHz", events)
+    if status.get("reason"):
+        return Group(table, Text(status["reason"], style="dim"))
+    return table
+
+
+@section
+def notes(report: dict):
+    gpu_reason = report.get("system", {}).get("gpu_status", {}).get("reason") or ""
+    items = [n for n in report.get("notes") or [] if not (gpu_reason and gpu_reason in n)]
+    if not items:
+        return None
+    text = Text("\n")
+    for note in items:
+        text.append(f"note: {note}\n", style="dim")
+    return text

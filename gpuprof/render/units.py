@@ -1,0 +1,31 @@
+"""Small number formatters shared by the text renderers."""
+
+
+def pct(value, digits: int = 0) -> str:
+    return "n/a" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def seconds(value) -> str:
+    if value is None:
+        return "n/a"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.1f} ms"
+    if value < 120:
+        return f"{value:.2f} s"
+    return f"{value / 60:.1f} min"
+
+
+def size(value) -> str:
+    if value is None:
+        return "n/a"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(value) < 1000 or unit == "TB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000.0
+    return f"{value:.1f} TB"
+
+
+def rate(value_mb_s) -> str:
+    return "n/a" if value_mb_s is None else f"{value_mb_s:.1f} MB/s"

@@ -1,0 +1,1 @@
+"""Assemble the Report (plain, versioned data) from a Run record; every renderer reads this."""

@@ -1,0 +1,53 @@
+"""Run record -> Report. Pure: the same saved run always gives the same report."""
+
+import gpuprof
+from gpuprof.analysis.processes import registered_processes
+from gpuprof.analysis.system import summarize_gpus, summarize_system
+from gpuprof.record.schema import REPORT_FORMAT
+
+
+def exit_description(meta: dict) -> str:
+    signal = meta.get("signal")
+    code = meta.get("exit_code")
+    if signal == "SIGKILL":
+        return "killed by signal 9 (SIGKILL): possibly the out-of-memory killer"
+    if signal:
+        return f"killed by {signal} (exit status {code})"
+    if meta.get("interrupted"):
+        return f"interrupted, exited with status {code}"
+    return f"exited with status {code}"
+
+
+def build_report(record: dict, run_dir: str = None) -> dict:
+    meta = record.get("meta", {})
+    system = summarize_system(record.get("system", {}))
+    gpus, gpu_status = summarize_gpus(record.get("gpu", {}))
+    system["gpus"] = gpus
+    system["gpu_status"] = gpu_status
+    processes = registered_processes(record.get("processes", []))
+    notes = []
+    if meta.get("status") != "finished":
+        notes.append("the supervisor did not finish this run: figures are partial")
+    if not gpu_status["available"] and gpu_status.get("reason"):
+        notes.append(f"no GPU figures: {gpu_status['reason']}")
+    if system.get("late_ticks"):
+        notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
+    if meta.get("signal") == "SIGKILL":
+        notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
+    if not processes and meta.get("kind") != "command":
+        notes.append("no Python process of the job registered: probes did not run (python -I or -E?)")
+    return {
+        "format": REPORT_FORMAT,
+        "gpuprof_version": gpuprof.__version__,
+        "run_dir": run_dir,
+        "command": meta.get("command", []),
+        "started_at": meta.get("started_at"),
+        "duration_s": meta.get("duration_s"),
+        "exit_code": meta.get("exit_code"),
+        "signal": meta.get("signal"),
+        "interrupted": bool(meta.get("interrupted")),
+        "outcome": exit_description(meta),
+        "system": system,
+        "processes": {"python": len(processes), "list": processes},
+        "notes": notes,
+    }

@@ -1,0 +1,1 @@
+"""Samplers: run in the supervisor, never in the user's processes."""
