@@ -3,6 +3,7 @@ thin layer over this object."""
 
 import os
 import platform
+import resource
 import sys
 import time
 from dataclasses import dataclass
@@ -66,10 +67,12 @@ class RunSession:
         env = child_environment(os.environ, self.settings())
         supervisor = Supervisor(self.command.argv, env)
         wall_start = time.time()
+        self._cpu_start = _own_cpu()
         try:
             outcome = supervisor.run(on_started=self._start_samplers, on_tick=self._on_tick)
         finally:
             self._stop_samplers()
+        self._own_cpu_s = _own_cpu() - self._cpu_start
         self._save(outcome, wall_start)
         return outcome
 
@@ -131,10 +134,17 @@ class RunSession:
             "signal": _signal_name(outcome.died_of),
             "interrupted": outcome.interrupted,
             "signals": outcome.signals,
+            "supervisor_cpu_s": self._own_cpu_s,
             "settings": {"interval_s": self.options.interval, "probes": self.options.probes,
                          "gpu": self.options.gpu, "max_steps": self.options.max_steps,
                          "warmup_steps": self.options.warmup_steps},
         })
+
+
+def _own_cpu() -> float:
+    """CPU seconds of gpuprof itself (all its threads, none of the job's processes)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _signal_name(number):

@@ -17,6 +17,8 @@ CLOCK_EVENT_NAMES = {
     0x8: "hw_slowdown", 0x10: "sync_boost", 0x20: "sw_thermal_slowdown",
     0x40: "hw_thermal_slowdown", 0x80: "hw_power_brake_slowdown", 0x100: "display_clock_setting",
 }
+# nvmlPcieUtilCounter_t and nvmlClockType_t values from nvml.h.
+PCIE_TX, PCIE_RX, CLOCK_SM = 0, 1, 1
 PCIE_EVERY = 5        # PCIe throughput takes ~20 ms a call in the driver: read it every 5th tick
 PIDS_EVERY = 10       # per-process GPU memory every 10th tick
 
@@ -111,11 +113,11 @@ class NvmlSampler:
         row = {"t": now, "util_gpu": float(util.gpu) / 100.0, "util_memory": float(util.memory) / 100.0,
                "mem_used": int(memory.used)}
         if self._ticks % PCIE_EVERY == 1:
-            rx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, 0)
-            tx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, 1)
+            rx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, PCIE_RX)
+            tx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, PCIE_TX)
             self._last_pcie[i] = (rx * 1024 if rx is not None else None, tx * 1024 if tx is not None else None)
         row["pcie_rx_bps"], row["pcie_tx_bps"] = self._last_pcie[i]
-        row["sm_clock_mhz"] = self._optional("clock", self.nvml.nvmlDeviceGetClockInfo, handle, 1)
+        row["sm_clock_mhz"] = self._optional("clock", self.nvml.nvmlDeviceGetClockInfo, handle, CLOCK_SM)
         reasons = self._optional("events", self._clock_event_reasons, handle)
         if reasons:
             seen = self.clock_events[i]

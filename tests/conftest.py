@@ -1,0 +1,36 @@
+import os
+import sys
+
+import pytest
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TESTS)
+PROGRAMS = os.path.join(TESTS, "programs")
+FAKE_NVML_DIR = os.path.join(TESTS, "fakes", "nvml")
+
+
+def load_fake_nvml():
+    """The fake pynvml module, loaded under another name so the real one is never shadowed."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("fake_pynvml", os.path.join(FAKE_NVML_DIR, "pynvml.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, start: float = 100.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()

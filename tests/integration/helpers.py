@@ -1,0 +1,40 @@
+"""Run gpuprof and plain python on the same program, as real child processes."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def env_with_source(extra=None) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("COLUMNS", None)
+    env.update(extra or {})
+    return env
+
+
+def gpuprof(*args, cwd, env=None, timeout=180, input=None):
+    return subprocess.run([sys.executable, "-m", "gpuprof", *args], cwd=cwd, env=env or env_with_source(),
+                          capture_output=True, text=True, timeout=timeout, input=input)
+
+
+def plain(*args, cwd, env=None, timeout=180, input=None):
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, input=input)
+
+
+def load_json(path):
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def without_gpuprof_lines(stderr: str) -> str:
+    """The user's stderr: gpuprof's report is written after the child ends, so cut from its header."""
+    lines = stderr.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("gpuprof ") or line.startswith("gpuprof: "):
+            return "".join(lines[:i])
+    return stderr

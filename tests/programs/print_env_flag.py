@@ -1,0 +1,2 @@
+import os
+print("sitecustomize:", os.environ.get("USER_SITECUSTOMIZE_RAN", "no"))

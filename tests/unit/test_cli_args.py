@@ -1,0 +1,49 @@
+import pytest
+
+from gpuprof.cli.run import split_user_args
+from gpuprof.launch.command import resolve
+from gpuprof.launch.errors import UsageProblem
+
+VALUE_OPTIONS = {"--out", "--json", "--interval", "-m", "--module"}
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["train.py", "--json", "x"], ["--", "train.py", "--json", "x"]),
+    (["--json", "r.json", "train.py", "--lr", "1"], ["--json", "r.json", "--", "train.py", "--lr", "1"]),
+    (["-m", "pkg.train", "--json", "x"], ["-m", "pkg.train", "--", "--json", "x"]),
+    (["-mpkg.train", "a"], ["-m", "pkg.train", "--", "a"]),
+    (["--module=pkg", "a"], ["--module", "pkg", "--", "a"]),
+    (["-q", "--", "torchrun", "--nproc", "2", "t.py"], ["-q", "--command-mode", "--", "torchrun", "--nproc", "2", "t.py"]),
+    (["--interval=0.2", "t.py"], ["--interval=0.2", "--", "t.py"]),
+    (["--help"], ["--help"]),
+])
+def test_options_end_where_the_users_program_begins(args, expected):
+    assert split_user_args(args, VALUE_OPTIONS) == expected
+
+
+def test_script_command_uses_this_interpreter(tmp_path):
+    script = tmp_path / "t.py"
+    script.write_text("print(1)\n")
+    command = resolve(script=str(script), args=["--lr", "1"], python="/py")
+    assert command.argv == ["/py", str(script), "--lr", "1"]
+    assert command.label == "t"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: str(p / "missing.py"), "no such file"),
+    (lambda p: str(p), "is a directory"),
+    (lambda p: (p / "b.bin").write_bytes(b"\x7fELF\0\0\1") and str(p / "b.bin"), "binary file"),
+])
+def test_bad_scripts_are_named_in_one_line(tmp_path, make, message):
+    with pytest.raises(UsageProblem) as info:
+        resolve(script=make(tmp_path))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_missing_module_and_command_are_usage_problems():
+    with pytest.raises(UsageProblem, match="no module named 'no_such_mod_xyz'"):
+        resolve(module="no_such_mod_xyz.train")
+    with pytest.raises(UsageProblem, match="command not found"):
+        resolve(command=["no-such-launcher-xyz", "a"])
+    with pytest.raises(UsageProblem, match="nothing to run"):
+        resolve()

@@ -1,0 +1,58 @@
+import json
+import os
+
+import pytest
+
+from gpuprof.launch.errors import UsageProblem
+from gpuprof.launch.rundir import create_run_dir
+from gpuprof.record.events import EventWriter
+from gpuprof.record.reader import RecordError, load_run, read_event_file
+
+
+def test_event_writer_buffers_then_flushes_whole_lines(tmp_path):
+    writer = EventWriter(str(tmp_path), flush_interval=3600, max_buffer=3)
+    writer.emit({"k": "a", "i": 1})
+    writer.emit({"k": "a", "i": 2})
+    assert open(writer.path).read() == ""          # buffered
+    writer.emit({"k": "a", "i": 3})                 # buffer full -> one write
+    assert [e["i"] for e in read_event_file(writer.path)] == [1, 2, 3]
+    writer.emit({"k": "a", "i": 4})
+    writer.close()
+    assert [e["i"] for e in read_event_file(writer.path)] == [1, 2, 3, 4]
+    writer.emit({"k": "late"})                      # after close: dropped, no error
+    assert len(list(read_event_file(writer.path))) == 4
+
+
+def test_a_torn_last_line_is_skipped(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"k":"process","pid":1}\n{"k":"batch","wa')
+    assert list(read_event_file(str(path))) == [{"k": "process", "pid": 1}]
+
+
+def test_file_names_differ_for_the_same_pid(tmp_path):
+    names = {os.path.basename(EventWriter(str(tmp_path)).path) for _ in range(20)}
+    assert len(names) == 20
+
+
+def test_out_dir_is_used_when_free_and_never_overwritten(tmp_path):
+    out = str(tmp_path / "runs")
+    first = create_run_dir(out, "train")
+    assert first == out
+    second = create_run_dir(out, "train")
+    assert os.path.dirname(second) == out and os.path.basename(second).startswith("train-")
+    assert os.path.isdir(os.path.join(second, "events"))
+
+
+def test_unwritable_out_is_a_usage_problem(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UsageProblem, match="cannot"):
+        create_run_dir(str(blocker / "sub"), "train")
+
+
+def test_loading_something_that_is_not_a_run(tmp_path):
+    with pytest.raises(RecordError, match="missing"):
+        load_run(str(tmp_path))
+    (tmp_path / "run.json").write_text(json.dumps({"format": "other/9"}))
+    with pytest.raises(RecordError, match="format"):
+        load_run(str(tmp_path))
