@@ -10,6 +10,16 @@ from gpuprof.record.events import EventWriter
 from gpuprof.record.redact import redact_argv
 
 _state = {"writer": None, "settings": None}
+_closers = []          # run before the event file closes: probes write their last aggregates
+_fork_resets = []      # run in a forked child: probes drop state that belongs to the parent
+
+
+def at_close(func) -> None:
+    _closers.append(func)
+
+
+def at_fork_child(func) -> None:
+    _fork_resets.append(func)
 
 
 def writer():
@@ -32,7 +42,7 @@ def start(config: dict) -> None:
     _state["settings"] = config
     _open_writer(origin="exec")
     atexit.register(_close_current)
-    os.register_at_fork(before=_flush_current, after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
     if config.get("probes", True):
         from gpuprof.probes import install
 
@@ -54,16 +64,44 @@ def _open_writer(origin: str) -> None:
     })
 
 
-def _flush_current() -> None:
+class _AfterForkAnchor:
+    """multiprocessing keeps after-fork callbacks in a weak registry keyed by an object: this one."""
+
+
+_anchor = _AfterForkAnchor()
+
+
+def _before_fork() -> None:
     current = _state["writer"]
     if current is not None:
         current.flush()
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None and not _state.get("after_fork_registered"):
+        # A multiprocessing child clears the finalizers it inherits, then runs these callbacks;
+        # registering our closer from here makes it survive into the child's shutdown path.
+        try:
+            mp_util.register_after_fork(_anchor, _register_mp_finalizer)
+            _state["after_fork_registered"] = True
+        except Exception:
+            pass
+
+
+def _register_mp_finalizer(_anchor_obj) -> None:
+    mp_util = sys.modules.get("multiprocessing.util")
+    if mp_util is not None:
+        mp_util.Finalize(None, _close_current, exitpriority=-100)
 
 
 def _close_current() -> None:
     current = _state["writer"]
-    if current is not None:
-        current.close()
+    if current is None or current.closed:
+        return
+    for func in list(_closers):
+        try:
+            func()
+        except Exception:
+            pass
+    current.close()
 
 
 def _after_fork_in_child() -> None:
@@ -72,15 +110,14 @@ def _after_fork_in_child() -> None:
     if inherited is not None:
         inherited.abandon()
     _state["writer"] = None
+    for func in list(_fork_resets):
+        try:
+            func()
+        except Exception:
+            pass
     try:
         _open_writer(origin="fork")
     except OSError:
         return
     # multiprocessing's forked children leave through os._exit, which skips atexit; their own
-    # shutdown path runs multiprocessing's finalizers, so the file is closed from there too.
-    mp_util = sys.modules.get("multiprocessing.util")
-    if mp_util is not None:
-        try:
-            mp_util.Finalize(None, _close_current, exitpriority=-100)
-        except Exception:
-            pass
+    # shutdown path runs multiprocessing's finalizers, where _register_mp_finalizer put our closer.

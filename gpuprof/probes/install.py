@@ -1,7 +1,23 @@
-"""Arms the torch-facing probes without importing torch: they are installed the moment the program
-itself imports the module they watch."""
+"""Arms the probes without importing what they watch: each is installed the moment the program
+itself finishes importing torch or h5py (a post-import hook on sys.meta_path)."""
+
+from gpuprof.probes.post_import import PostImportHook
+
+
+def _install_torch(torch) -> None:
+    from gpuprof.probes import dataloader, steps
+
+    dataloader.install(torch)
+    steps.install(torch)
+    if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
+        from gpuprof.probes import copies
+        copies.install(torch)
+
+
+def _install_h5py(h5py) -> None:
+    from gpuprof.probes import h5
+    h5.install(h5py)
 
 
 def arm(config: dict) -> None:
-    """Placeholder until the torch probes exist: registration alone is recorded."""
-    return None
+    PostImportHook({"torch": _install_torch, "h5py": _install_h5py}).install()

@@ -1,0 +1,232 @@
+"""DataLoader probe: how long the training loop waits for each batch, and who produced it at what cost.
+
+Consumer side (the process iterating the loader): the time blocked in the iterator's `_next_data`
+per batch, the loader's settings and the user's line that built it, and facts about the first
+batches. Producer side (the main process when num_workers=0, else each worker, whatever the start
+method): per batch fetched, its wall time, CPU time and real disk reads (this thread's
+/proc/thread-self/io), with the worker id. Everything goes through bounded streams."""
+
+import multiprocessing
+import os
+import threading
+import time
+import weakref
+
+from gpuprof.probes import boot
+from gpuprof.probes.batch_facts import describe_batch
+from gpuprof.probes.stream import Stream
+from gpuprof.probes.where import user_location
+
+FACT_BATCHES = 3
+
+_loader_ids = weakref.WeakKeyDictionary()
+_state = {"next": 0, "starting": None, "active": None}
+_consumers = {}         # loader id -> Stream of batch waits
+_facts_left = {}        # loader id -> batches still to describe
+_producers = {}         # (loader id, worker id) -> Stream of fetch costs
+_io = {"key": None, "fd": None}
+
+
+def install(torch) -> None:
+    from torch.utils.data import dataloader as dl
+    from torch.utils.data._utils import fetch
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    _patch_init(dl.DataLoader, torch_dir)
+    _patch_iter_init(dl._BaseDataLoaderIter)
+    for cls in (dl._SingleProcessDataLoaderIter, dl._MultiProcessingDataLoaderIter):
+        _patch_next_data(cls, torch)
+    for cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
+        _patch_fetch(cls, torch)
+    boot.at_close(_flush_all)
+    boot.at_fork_child(_reset_in_child)
+
+
+# -- loaders ----------------------------------------------------------------------------------
+def _patch_init(cls, torch_dir) -> None:
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        try:
+            _register(self, user_location((torch_dir,)))
+        except Exception:
+            pass
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
+
+
+def _register(loader, where) -> str:
+    if loader in _loader_ids:
+        return _loader_ids[loader]
+    _state["next"] += 1
+    loader_id = f"{os.getpid()}:{_state['next']}"
+    _loader_ids[loader] = loader_id
+    boot.emit({
+        "k": "loader", "l": loader_id, "t": time.monotonic(), "where": where,
+        "batch_size": loader.batch_size, "num_workers": loader.num_workers,
+        "pin_memory": bool(loader.pin_memory), "prefetch_factor": loader.prefetch_factor,
+        "persistent_workers": bool(loader.persistent_workers), "drop_last": bool(loader.drop_last),
+        "context": _context_name(loader), "dataset": type(loader.dataset).__qualname__,
+        "sampler": type(loader.sampler).__qualname__ if loader.sampler is not None else None,
+        "batch_sampler": type(loader.batch_sampler).__qualname__ if loader.batch_sampler is not None else None,
+        "iterable": _is_iterable(loader),
+    })
+    return loader_id
+
+
+def _is_iterable(loader) -> bool:
+    try:
+        from torch.utils.data import IterableDataset
+        return isinstance(loader.dataset, IterableDataset)
+    except Exception:
+        return False
+
+
+def _context_name(loader):
+    if not loader.num_workers:
+        return None
+    ctx = loader.multiprocessing_context
+    if ctx is not None:
+        return ctx.get_start_method() if hasattr(ctx, "get_start_method") else str(ctx)
+    name = multiprocessing.get_start_method(allow_none=True)
+    if name:
+        return name
+    try:  # the default the first Process would get, without fixing it as a side effect
+        return multiprocessing.context._default_context._default_context._name
+    except AttributeError:
+        return None
+
+
+def _patch_iter_init(cls) -> None:
+    original = cls.__init__
+
+    def __init__(self, loader, *args, **kwargs):
+        try:
+            loader_id = _loader_ids.get(loader) or _register(loader, None)
+        except Exception:
+            loader_id = None
+        # Forked workers started by this iterator inherit which loader they serve.
+        _state["starting"] = loader_id
+        original(self, loader, *args, **kwargs)
+        _iterators[self] = loader_id
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
+
+
+_iterators = weakref.WeakKeyDictionary()
+
+
+# -- the consumer: time blocked per batch ------------------------------------------------------
+def _patch_next_data(cls, torch) -> None:
+    original = cls._next_data
+
+    def _next_data(self):
+        loader_id = _iterators.get(self)
+        previous, _state["active"] = _state["active"], loader_id
+        start = time.perf_counter()
+        try:
+            data = original(self)
+        finally:
+            _state["active"] = previous
+        end = time.perf_counter()
+        try:
+            _on_batch(loader_id, data, end - start, torch)
+        except Exception:
+            pass
+        return data
+
+    _next_data.__wrapped__ = original
+    cls._next_data = _next_data
+
+
+def _on_batch(loader_id, data, wait, torch) -> None:
+    stream = _consumers.get(loader_id)
+    if stream is None:
+        stream = _consumers[loader_id] = Stream("batch", {"l": loader_id})
+        _facts_left[loader_id] = FACT_BATCHES
+    stream.add(time.monotonic(), w=wait)
+    if _facts_left.get(loader_id, 0) > 0:
+        _facts_left[loader_id] -= 1
+        boot.emit({"k": "batch_facts", "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
+                   "tensors": describe_batch(data, torch)})
+
+
+# -- the producer: what each fetched batch cost -----------------------------------------------
+def _patch_fetch(cls, torch) -> None:
+    original = cls.fetch
+    get_worker_info = torch.utils.data.get_worker_info
+
+    def fetch(self, possibly_batched_index):
+        io_before = _thread_io()
+        cpu_before = time.process_time()
+        start = time.perf_counter()
+        data = original(self, possibly_batched_index)
+        wall = time.perf_counter() - start
+        cpu = time.process_time() - cpu_before
+        try:
+            io_after = _thread_io()
+            info = get_worker_info()
+            worker = info.id if info is not None else None
+            loader_id = _state["active"] if info is None else _state["starting"]
+            key = (loader_id, worker)
+            stream = _producers.get(key)
+            if stream is None:
+                stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker,
+                                                           "ds": type(self.dataset).__qualname__})
+            stream.add(time.monotonic(), wall=wall, cpu=cpu, rb=io_after[0] - io_before[0],
+                       rc=io_after[1] - io_before[1])
+        except Exception:
+            pass
+        return data
+
+    fetch.__wrapped__ = original
+    cls.fetch = fetch
+
+
+def _thread_io():
+    """(read_bytes, rchar) of the calling thread; (0, 0) where /proc/thread-self is missing."""
+    key = (os.getpid(), threading.get_ident())
+    if _io["key"] != key:
+        if _io["fd"] is not None:
+            try:
+                os.close(_io["fd"])
+            except OSError:
+                pass
+        try:
+            _io["fd"] = os.open("/proc/thread-self/io", os.O_RDONLY)
+        except OSError:
+            _io["fd"] = None
+        _io["key"] = key
+    if _io["fd"] is None:
+        return (0, 0)
+    text = os.pread(_io["fd"], 512, 0)
+    rchar = read_bytes = 0
+    for line in text.split(b"\n"):
+        if line.startswith(b"rchar:"):
+            rchar = int(line[6:])
+        elif line.startswith(b"read_bytes:"):
+            read_bytes = int(line[11:])
+    return (read_bytes, rchar)
+
+
+# -- lifecycle --------------------------------------------------------------------------------
+def _flush_all() -> None:
+    for stream in list(_consumers.values()) + list(_producers.values()):
+        stream.flush()
+
+
+def _reset_in_child() -> None:
+    """A forked worker keeps which loader it serves, and nothing of its parent's tallies."""
+    _consumers.clear()
+    _facts_left.clear()
+    _producers.clear()
+    if _io["fd"] is not None:
+        try:
+            os.close(_io["fd"])
+        except OSError:
+            pass
+    _io["key"] = None
+    _io["fd"] = None

@@ -1,0 +1,116 @@
+"""h5py probe: files opened, and per data set read: chunk shape, compression, the chunk cache in
+effect (rdcc_nbytes, rdcc_nslots, rdcc_w0), and a count of reads, elements and chunks touched.
+
+Chunks touched are counted from the selection alone (ints, slices, index lists), which costs a few
+microseconds a read: when the chunk cache cannot hold a chunk, each touch decompresses it again."""
+
+import os
+import time
+
+from gpuprof.probes import boot
+
+EMIT_EVERY = 500
+
+_datasets = {}       # (pid, file id, name) -> tally
+
+
+def install(h5py) -> None:
+    original = h5py.Dataset.__getitem__
+
+    def __getitem__(self, key, *args, **kwargs):
+        result = original(self, key, *args, **kwargs)
+        try:
+            _on_read(self, key, result)
+        except Exception:
+            pass
+        return result
+
+    __getitem__.__wrapped__ = original
+    h5py.Dataset.__getitem__ = __getitem__
+    boot.at_close(_flush_all)
+    boot.at_fork_child(_datasets.clear)
+
+
+def _on_read(dataset, key, result) -> None:
+    ident = (os.getpid(), id(dataset.file.id), dataset.name)
+    tally = _datasets.get(ident)
+    if tally is None:
+        tally = _datasets[ident] = _describe(dataset)
+    nbytes = int(getattr(result, "nbytes", 0))
+    tally["calls"] += 1
+    tally["bytes"] += nbytes
+    tally["elements"] += int(getattr(result, "size", 0))
+    chunks = tally["chunks"]
+    if chunks:
+        tally["chunks_touched"] += chunks_touched(key, dataset.shape, chunks)
+    if tally["calls"] % EMIT_EVERY == 0:
+        _emit(tally)
+
+
+def _describe(dataset) -> dict:
+    nslots = nbytes = w0 = None
+    try:
+        nslots, nbytes, w0 = dataset.id.get_access_plist().get_chunk_cache()
+    except Exception:
+        pass
+    chunks = dataset.chunks
+    itemsize = dataset.dtype.itemsize
+    chunk_bytes = itemsize
+    for size in chunks or ():
+        chunk_bytes *= size
+    info = {
+        "file": os.path.basename(dataset.file.filename), "name": dataset.name,
+        "shape": list(dataset.shape), "dtype": str(dataset.dtype), "chunks": list(chunks) if chunks else None,
+        "chunk_bytes": chunk_bytes if chunks else None, "compression": dataset.compression,
+        "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
+        "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0,
+    }
+    boot.emit(dict({"k": "h5dataset", "t": time.monotonic()}, **{k: v for k, v in info.items()
+                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched")}))
+    return info
+
+
+def _emit(tally) -> None:
+    boot.emit({"k": "h5read", "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
+               "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
+               "chunks_touched": tally["chunks_touched"]})
+
+
+def _flush_all() -> None:
+    for tally in _datasets.values():
+        if tally["calls"] % EMIT_EVERY:
+            _emit(tally)
+
+
+def chunks_touched(key, shape, chunks) -> int:
+    """How many chunks a selection touches (an upper bound for fancy or unusual selections)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    expanded = []
+    for item in key:
+        if item is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - (len(key) - 1)))
+        else:
+            expanded.append(item)
+    expanded += [slice(None)] * (len(shape) - len(expanded))
+    total = 1
+    for item, size, chunk in zip(expanded, shape, chunks):
+        total *= _axis_chunks(item, size, chunk)
+    return total
+
+
+def _axis_chunks(item, size, chunk) -> int:
+    whole = -(-size // chunk) if size else 0
+    if isinstance(item, slice):
+        start, stop, step = item.indices(size)
+        if stop <= start:
+            return 0
+        if step == 1:
+            return (stop - 1) // chunk - start // chunk + 1
+        return len({i // chunk for i in range(start, stop, step)})
+    if hasattr(item, "__index__") and not isinstance(item, bool):
+        return 1
+    try:
+        return len({int(i) // chunk for i in item})
+    except TypeError:
+        return whole
