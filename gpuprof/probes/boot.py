@@ -37,6 +37,12 @@ def emit(event: dict) -> None:
         current.emit(event)
 
 
+def flush() -> None:
+    current = _state["writer"]
+    if current is not None:
+        current.flush()
+
+
 def start(config: dict) -> None:
     """Called once by the bootstrap in every freshly started interpreter of the job."""
     _state["settings"] = config

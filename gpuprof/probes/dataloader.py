@@ -178,6 +178,10 @@ def _patch_fetch(cls, torch) -> None:
                                                            "ds": type(self.dataset).__qualname__})
             stream.add(time.monotonic(), wall=wall, cpu=cpu, rb=io_after[0] - io_before[0],
                        rc=io_after[1] - io_before[1])
+            if info is not None:
+                # Workers, persistent ones above all, are often ended by SIGTERM from the main
+                # process's exit: write each batch's figures before the batch is handed over.
+                boot.flush()
         except Exception:
             pass
         return data

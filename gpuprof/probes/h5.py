@@ -32,10 +32,12 @@ def install(h5py) -> None:
 
 
 def _on_read(dataset, key, result) -> None:
-    ident = (os.getpid(), id(dataset.file.id), dataset.name)
+    ident = (os.getpid(), dataset.id.id)       # the open data set's HDF5 identifier
     tally = _datasets.get(ident)
     if tally is None:
-        tally = _datasets[ident] = _describe(dataset)
+        tally = _describe(dataset)
+        same = next((t for t in _datasets.values() if t["path"] == tally["path"] and t["name"] == tally["name"]), None)
+        tally = _datasets[ident] = same or tally
     nbytes = int(getattr(result, "nbytes", 0))
     tally["calls"] += 1
     tally["bytes"] += nbytes
@@ -59,14 +61,14 @@ def _describe(dataset) -> dict:
     for size in chunks or ():
         chunk_bytes *= size
     info = {
-        "file": os.path.basename(dataset.file.filename), "name": dataset.name,
+        "file": os.path.basename(dataset.file.filename), "path": dataset.file.filename, "name": dataset.name,
         "shape": list(dataset.shape), "dtype": str(dataset.dtype), "chunks": list(chunks) if chunks else None,
         "chunk_bytes": chunk_bytes if chunks else None, "compression": dataset.compression,
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
         "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0,
     }
     boot.emit(dict({"k": "h5dataset", "t": time.monotonic()}, **{k: v for k, v in info.items()
-                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched")}))
+                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched", "path")}))
     return info
 
 

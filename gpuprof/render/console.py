@@ -45,6 +45,78 @@ def verdict_line(report: dict):
 
 
 @section
+def loop_table(report: dict):
+    steps = report.get("steps") or {}
+    if not steps.get("count"):
+        return None
+    table = Table(title="\nTraining loop", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    source = {"optimizer": "optimizer steps", "dataloader": "DataLoader batches (no optimizer seen)"}.get(steps.get("source"), "")
+    table.add_row("steps", f"{steps['count']} ({source}); {steps.get('measured', 0)} measured after "
+                  f"{steps.get('warmup', 0)} warm-up")
+    table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}")
+    wait_from = {"dataloader": "blocked in the DataLoader",
+                 "before-first-forward": "between a step's end and the next forward"}.get(steps.get("data_wait_source"), "")
+    table.add_row("data wait", f"{pct(steps.get('data_wait_share'))} of step time {wait_from}"
+                  if steps.get("data_wait_share") is not None else "n/a")
+    if steps.get("samples_per_second"):
+        table.add_row("throughput", f"{steps['samples_per_second']:.1f} samples/s "
+                      f"({steps['steps_per_second']:.1f} steps/s x batch {steps.get('batch_size')})")
+    return table
+
+
+@section
+def loader_tables(report: dict):
+    parts = []
+    for loader in report.get("dataloaders") or []:
+        table = Table(title=f"\nDataLoader at {loader.get('where') or '?'}", title_justify="left",
+                      show_header=False, box=None, padding=(0, 2))
+        table.add_column(style="dim")
+        table.add_column()
+        table.add_row("settings", f"batch_size={loader.get('batch_size')} num_workers={loader.get('num_workers')} "
+                      f"pin_memory={loader.get('pin_memory')} prefetch_factor={loader.get('prefetch_factor')} "
+                      f"persistent_workers={loader.get('persistent_workers')}"
+                      + (f" context={loader['context']}" if loader.get("context") else ""))
+        producer = loader.get("producer") or {}
+        who = "main process" if producer.get("in_main_process") else f"{loader.get('workers_seen', 0)} workers seen"
+        ratio = producer.get("cpu_per_wall")
+        table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
+                      f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
+        table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {loader.get('batches')} batches")
+        batch = loader.get("batch")
+        if batch:
+            uint8 = {"0..255": ", float values are integers 0..255: could ship as uint8",
+                     "k/255": ", float values are k/255: could ship as uint8",
+                     "affine": ", at most 256 values per channel: could ship as uint8"}.get(batch.get("uint8_form"), "")
+            table.add_row("batch", f"{batch.get('dtype')} {batch.get('shape')}, {size(batch.get('bytes'))}{uint8}")
+        parts.append(table)
+    return Group(*parts) if parts else None
+
+
+@section
+def copies_and_files(report: dict):
+    rows = []
+    copies = report.get("copies") or {}
+    if copies.get("count"):
+        rows.append(("copies to GPU", f"{copies['count']} copies, {size(copies.get('bytes'))} "
+                     f"({size(copies.get('pageable_bytes'))} from pageable memory), {seconds(copies.get('seconds'))}"))
+    for entry in report.get("hdf5") or []:
+        rows.append((f"HDF5 {entry.get('file')}:{entry.get('dataset')}",
+                     f"chunks {entry.get('chunks')} ({size(entry.get('chunk_bytes'))}, {entry.get('compression') or 'uncompressed'}), "
+                     f"chunk cache {size(entry.get('rdcc_nbytes'))}; {entry.get('reads')} reads touched "
+                     f"{entry.get('chunks_touched')} chunks"))
+    if not rows:
+        return None
+    table = Table(title="\nTransfers and files", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+@section
 def system_table(report: dict):
     system = report.get("system", {})
     job = system.get("job", {})

@@ -1,7 +1,10 @@
 """Run record -> Report. Pure: the same saved run always gives the same report."""
 
 import gpuprof
-from gpuprof.analysis.processes import registered_processes
+from gpuprof.analysis.loaders import analyse_loaders
+from gpuprof.analysis.loop import analyse_loop
+from gpuprof.analysis.processes import events_of_kind, registered_processes
+from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.system import summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 
@@ -24,7 +27,9 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     gpus, gpu_status = summarize_gpus(record.get("gpu", {}))
     system["gpus"] = gpus
     system["gpu_status"] = gpu_status
-    processes = registered_processes(record.get("processes", []))
+    groups = record.get("processes", [])
+    processes = registered_processes(groups)
+    probes = probe_sections(groups, meta)
     notes = []
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
@@ -49,5 +54,29 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "outcome": exit_description(meta),
         "system": system,
         "processes": {"python": len(processes), "list": processes},
-        "notes": notes,
+        **probes,
+        "notes": notes + probes["steps"].pop("notes", []),
+    }
+
+
+def probe_sections(groups: list, meta: dict) -> dict:
+    """steps, dataloaders, copies and hdf5 from the probes' events."""
+    def kind(name):
+        return events_of_kind(groups, name)
+
+    loaders = kind("loader")
+    batches = kind("batch")
+    warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
+    steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup)
+    notes = []
+    if not meta.get("settings", {}).get("probes", True):
+        notes.append("probes were off (--no-probes): figures come from the system sampler alone")
+    elif steps["count"] == 0:
+        notes.append("no training steps were seen (no optimizer step and no DataLoader batch)")
+    steps["notes"] = notes
+    return {
+        "steps": steps,
+        "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts")),
+        "copies": analyse_copies(kind("copies")),
+        "hdf5": analyse_hdf5(kind("h5dataset"), kind("h5read")),
     }

@@ -1,0 +1,83 @@
+"""Each DataLoader: its settings, where it was built, what its producers spent, what its batches hold."""
+
+from gpuprof.analysis.series import count, total
+
+
+def _matches(fetch, loader, loaders_by_id):
+    if fetch.get("l") is not None:
+        return fetch["l"] == loader["l"]
+    # Spawn and forkserver workers do not inherit the loader id: match by dataset class.
+    candidates = [x for x in loaders_by_id.values() if x.get("dataset") == fetch.get("ds")]
+    return bool(candidates) and candidates[0]["l"] == loader["l"]
+
+
+def analyse_loaders(loaders, batches, fetches, facts, window=None) -> list:
+    by_id = {loader["l"]: loader for loader in loaders}
+    out = []
+    for loader in loaders:
+        own_batches = [b for b in batches if b.get("l") == loader["l"]]
+        own_fetches = [f for f in fetches if _matches(f, loader, by_id)]
+        if not own_batches and not own_fetches:
+            continue
+        workers = {(f.get("pid"), f.get("w")) for f in own_fetches if f.get("w") is not None}
+        wall = total(own_fetches, "wall")
+        cpu = total(own_fetches, "cpu")
+        fetched = sum(count(f) for f in own_fetches)
+        entry = {
+            "id": loader["l"],
+            "where": loader.get("where"),
+            "batch_size": loader.get("batch_size"),
+            "num_workers": loader.get("num_workers"),
+            "pin_memory": loader.get("pin_memory"),
+            "prefetch_factor": loader.get("prefetch_factor"),
+            "persistent_workers": loader.get("persistent_workers"),
+            "context": loader.get("context"),
+            "dataset": loader.get("dataset"),
+            "sampler": loader.get("sampler"),
+            "iterable": loader.get("iterable"),
+            "batches": sum(count(b) for b in own_batches),
+            "wait_s": total(own_batches, "w"),
+            "workers_seen": len(workers),
+            "producer": {
+                "batches": fetched,
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "read_bytes": int(total(own_fetches, "rb")),
+                "read_chars": int(total(own_fetches, "rc")),
+                "cpu_per_wall": cpu / wall if wall > 0 else None,
+                "wall_per_batch_s": wall / fetched if fetched else None,
+                "in_main_process": not loader.get("num_workers"),
+            },
+            "batch": _batch_summary([f for f in facts if f.get("l") == loader["l"]]),
+        }
+        out.append(entry)
+    out.sort(key=lambda e: -e["batches"])
+    return out
+
+
+def _batch_summary(facts):
+    if not facts:
+        return None
+    first = min(facts, key=lambda f: f.get("i", 0))
+    tensors = first.get("tensors") or []
+    if not tensors:
+        return None
+    main = max(tensors, key=lambda t: t.get("bytes", 0))
+    floats = [t for t in tensors if t.get("uint8_candidate") is not None]
+    candidate = None
+    form = None
+    if floats:
+        largest_float = max(floats, key=lambda t: t.get("bytes", 0))
+        # Only a claim every described batch agrees with.
+        same = [t for f in facts for t in f.get("tensors") or [] if t.get("path") == largest_float["path"]]
+        candidate = all(t.get("uint8_candidate") for t in same)
+        form = largest_float.get("uint8_form") if candidate else None
+    return {
+        "dtype": main.get("dtype"),
+        "shape": main.get("shape"),
+        "bytes": sum(t.get("bytes", 0) for t in tensors),
+        "largest_tensor": main.get("path"),
+        "uint8_candidate": candidate,
+        "uint8_form": form,
+        "tensors": tensors,
+    }

@@ -1,0 +1,115 @@
+"""The training loop: steps, their median time, and the share of step time spent waiting for data.
+
+Step boundaries come from optimizer steps; without any, from successive batches of the dominant
+DataLoader. The data wait is the time blocked in the DataLoader inside the measured window, or,
+for hand-written batching loops, the host time between a step's end and the next first forward.
+The first step (start-up) and any warm-up steps are left out of the window."""
+
+from gpuprof.analysis.series import count, durations, total, weighted_median
+
+MIN_STEPS_FOR_CONFIDENCE = 20
+
+
+def _by_process(events):
+    groups = {}
+    for event in events:
+        groups.setdefault(event.get("pid"), []).append(event)
+    return groups
+
+
+def _in_window(events, start, end):
+    return [e for e in events if start < e["t"] <= end]
+
+
+def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
+    """`steps`, `batches`: events from every process (tagged with pid); `loaders`: loader events."""
+    step_groups = _by_process(steps)
+    batch_groups = _by_process(batches)
+    if step_groups:
+        pid = max(step_groups, key=lambda p: sum(count(e) for e in step_groups[p]))
+        boundaries = sorted(step_groups[pid], key=lambda e: e["t"])
+        source = "optimizer"
+    elif batch_groups:
+        pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
+        dominant = _dominant_loader(batch_groups[pid])
+        boundaries = sorted((e for e in batch_groups[pid] if e.get("l") == dominant), key=lambda e: e["t"])
+        source = "dataloader"
+    else:
+        return {"count": 0, "source": None, "data_wait_share": None, "median_step_s": None,
+                "samples_per_second": None, "measured": 0}
+    total_steps = sum(count(e) for e in boundaries)
+    skip = 1 + max(int(warmup_steps or 0), 0)
+    items = _expand_marks(boundaries)
+    if len(items) <= skip:
+        skip = min(1, len(items) - 1) if len(items) > 1 else 0
+    start = items[skip - 1] if skip > 0 and items else (items[0] if items else 0.0)
+    end = items[-1] if items else 0.0
+    window = max(end - start, 0.0)
+    measured = [b for b in boundaries if b["t"] > start]
+    step_durations = [(d, w) for t, d, w in durations(boundaries) if t > start]
+    measured_count = sum(w for _, w in step_durations)
+
+    process_batches = batch_groups.get(pid, [])
+    wait_source = None
+    data_wait = None
+    in_window = _in_window(process_batches, start, end)
+    if in_window:
+        data_wait = total(in_window, "w")
+        wait_source = "dataloader"
+    elif source == "optimizer":
+        gaps = [e for e in measured if "f" in e]
+        if gaps:
+            data_wait = total(gaps, "f")
+            wait_source = "before-first-forward"
+    share = min(data_wait / window, 1.0) if data_wait is not None and window > 0 else None
+    batch_size = _batch_size(loaders, process_batches)
+    steps_per_second = measured_count / window if window > 0 else None
+    return {
+        "count": total_steps,
+        "measured": measured_count,
+        "warmup": total_steps - measured_count,
+        "source": source,
+        "pid": pid,
+        "processes": len(step_groups) or len(batch_groups),
+        "window_s": window,
+        "median_step_s": weighted_median(step_durations),
+        "mean_step_s": window / measured_count if measured_count else None,
+        "data_wait_s": data_wait,
+        "data_wait_share": share,
+        "data_wait_source": wait_source,
+        "batch_size": batch_size,
+        "steps_per_second": steps_per_second,
+        "samples_per_second": steps_per_second * batch_size if steps_per_second and batch_size else None,
+    }
+
+
+def _expand_marks(boundaries):
+    """End times of every item; a block contributes its end time once per item, spread evenly."""
+    marks = []
+    previous = None
+    for event in boundaries:
+        n = count(event)
+        if n == 1 or previous is None:
+            marks.append(event["t"])
+        else:
+            step = (event["t"] - previous) / n
+            marks.extend(previous + step * (i + 1) for i in range(n))
+        previous = event["t"]
+    return marks
+
+
+def _dominant_loader(batches):
+    counts = {}
+    for event in batches:
+        counts[event.get("l")] = counts.get(event.get("l"), 0) + count(event)
+    return max(counts, key=counts.get)
+
+
+def _batch_size(loaders, batches):
+    if not batches:
+        return None
+    dominant = _dominant_loader(batches)
+    for loader in loaders:
+        if loader.get("l") == dominant and loader.get("batch_size"):
+            return loader["batch_size"]
+    return None

@@ -1,0 +1,98 @@
+"""Probes inside real training programs: data wait, producers, batch facts, HDF5, transparency."""
+
+import os
+
+import pytest
+
+from tests.conftest import PROGRAMS
+from tests.integration.helpers import gpuprof, load_json, plain
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+
+def run_report(tmp_path, *args, timeout=240):
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), *args, cwd=tmp_path, timeout=timeout)
+    assert got.returncode == 0, got.stderr
+    return got, load_json(tmp_path / "run" / "report.json")
+
+
+def line_of(path, marker):
+    with open(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if marker in line:
+                return number
+    raise AssertionError(marker)
+
+
+def test_a_cpu_starved_loader_shows_a_large_data_wait_at_the_right_line(tmp_path):
+    script = os.path.join(PROGRAMS, "starved_loader.py")
+    got, report = run_report(tmp_path, script)
+    steps = report["steps"]
+    assert steps["count"] >= 40 and steps["source"] == "optimizer"
+    assert steps["data_wait_share"] > 0.5
+    assert steps["samples_per_second"] > 0 and steps["median_step_s"] > 0
+    loader = report["dataloaders"][0]
+    assert loader["where"] == f"{os.path.relpath(script, tmp_path) if not os.path.relpath(script, tmp_path).startswith('..') else script}:{line_of(script, 'LOADER LINE')}"
+    assert loader["num_workers"] == 0 and loader["batch_size"] == 8 and loader["producer"]["in_main_process"]
+    producer = loader["producer"]
+    assert producer["batches"] >= 40 and producer["cpu_per_wall"] > 0.5
+    batch = loader["batch"]
+    assert batch["dtype"] == "float32" and batch["shape"] == [8, 3, 24, 24]
+    assert batch["uint8_candidate"] is False
+
+
+@pytest.mark.parametrize("context", ["spawn", "forkserver", "fork"])
+def test_worker_loaders_run_unchanged_and_report_their_workers(tmp_path, context):
+    script = os.path.join(PROGRAMS, "spawn_loader.py")
+    expected = plain(script, context, cwd=tmp_path)
+    got, report = run_report(tmp_path, script, context)
+    assert got.stdout == expected.stdout
+    loader = report["dataloaders"][0]
+    assert loader["workers_seen"] >= 2 and loader["context"] == context
+    assert loader["producer"]["batches"] == 32
+
+
+def test_persistent_workers_are_followed_across_epochs(tmp_path):
+    script = os.path.join(PROGRAMS, "spawn_loader.py")
+    got, report = run_report(tmp_path, script, "fork", "persistent")
+    loader = report["dataloaders"][0]
+    assert loader["persistent_workers"] is True and loader["batches"] == 64
+    assert loader["producer"]["batches"] == 64 and loader["workers_seen"] == 2
+
+
+@pytest.mark.parametrize("workers", ["2", "0"])
+def test_seeded_training_is_bit_identical_with_probes(tmp_path, workers):
+    script = os.path.join(PROGRAMS, "seeded_training.py")
+    expected = plain(script, workers, cwd=tmp_path)
+    got, report = run_report(tmp_path, script, workers)
+    assert expected.returncode == 0
+    assert got.stdout == expected.stdout
+    assert report["steps"]["count"] == 16
+    assert report["dataloaders"][0]["batch"]["uint8_candidate"] is False
+
+
+def test_a_handwritten_batching_loop_is_timed_before_the_first_forward(tmp_path):
+    got, report = run_report(tmp_path, os.path.join(PROGRAMS, "handwritten_loop.py"))
+    steps = report["steps"]
+    assert steps["count"] == 50 and steps["data_wait_source"] == "before-first-forward"
+    assert steps["data_wait_share"] > 0.5
+    assert report["dataloaders"] == []
+
+
+def test_hdf5_files_report_chunks_and_the_cache_in_effect(tmp_path):
+    got, report = run_report(tmp_path, os.path.join(PROGRAMS, "hdf5_tiny_cache.py"), str(tmp_path))
+    (entry,) = report["hdf5"]
+    assert entry["dataset"] == "/x" and entry["chunks"] == [64, 64, 64] and entry["compression"] == "gzip"
+    assert entry["rdcc_nbytes"] == 64 * 1024 and entry["cache_holds_a_chunk"] is False
+    assert entry["chunk_bytes"] == 64 * 64 * 64 * 4
+    assert entry["reads"] == 512 and entry["chunks_touched"] == 512
+    assert entry["read_amplification"] == pytest.approx(64.0)
+
+
+def test_probes_off_leaves_only_the_sampler(tmp_path):
+    got = gpuprof("run", "-q", "--no-probes", "--out", str(tmp_path / "run"),
+                  os.path.join(PROGRAMS, "starved_loader.py"), cwd=tmp_path)
+    report = load_json(tmp_path / "run" / "report.json")
+    assert got.returncode == 0 and report["steps"]["count"] == 0 and report["dataloaders"] == []
+    assert any("probes were off" in note for note in report["notes"])

@@ -1,0 +1,56 @@
+from gpuprof.analysis.loop import analyse_loop
+
+LOADER = [{"l": "1:1", "batch_size": 32}]
+
+
+def steps(times, pid=1, gaps=None):
+    out = []
+    for i, t in enumerate(times):
+        event = {"k": "step", "t": t, "pid": pid}
+        if gaps is not None and i:
+            event["f"] = gaps
+        out.append(event)
+    return out
+
+
+def test_data_wait_share_is_waiting_over_the_measured_window():
+    step_events = steps([1.0 + 0.1 * i for i in range(11)])            # 10 steps of 100 ms after the first
+    batches = [{"k": "batch", "l": "1:1", "t": 0.95 + 0.1 * i, "w": 0.06, "pid": 1} for i in range(11)]
+    result = analyse_loop(step_events, batches, LOADER)
+    assert result["count"] == 11 and result["measured"] == 10 and result["source"] == "optimizer"
+    assert abs(result["median_step_s"] - 0.1) < 1e-9
+    assert abs(result["data_wait_share"] - 0.6) < 1e-9                  # 10 waits of 60 ms in 1 s
+    assert abs(result["samples_per_second"] - 320) < 1e-6
+
+
+def test_warmup_steps_are_left_out():
+    step_events = steps([0.0, 5.0, 5.1, 5.2, 5.3])                       # a slow first epoch start
+    result = analyse_loop(step_events, [], [], warmup_steps=1)
+    assert result["measured"] == 3 and abs(result["median_step_s"] - 0.1) < 1e-9
+
+
+def test_without_an_optimizer_the_dominant_loader_marks_steps():
+    batches = [{"k": "batch", "l": "1:1", "t": 0.2 * i, "w": 0.15, "pid": 1} for i in range(6)]
+    batches += [{"k": "batch", "l": "1:2", "t": 0.5, "w": 0.01, "pid": 1}]
+    result = analyse_loop([], batches, LOADER)
+    assert result["source"] == "dataloader" and result["count"] == 6
+    assert abs(result["median_step_s"] - 0.2) < 1e-9
+
+
+def test_handwritten_loops_use_the_gap_before_the_first_forward():
+    result = analyse_loop(steps([0.1 * i for i in range(6)], gaps=0.07), [], [])
+    assert result["data_wait_source"] == "before-first-forward"
+    assert abs(result["data_wait_share"] - 0.7) < 1e-9
+
+
+def test_blocks_count_every_step_they_stand_for():
+    step_events = steps([0.1 * i for i in range(5)])
+    step_events.append({"k": "step", "t": 0.4 + 50 * 0.1, "n": 50, "t0": 0.5, "pid": 1})
+    result = analyse_loop(step_events, [], [])
+    assert result["count"] == 55 and result["measured"] == 54
+    assert abs(result["median_step_s"] - 0.1) < 1e-9
+
+
+def test_no_steps_at_all():
+    result = analyse_loop([], [], [])
+    assert result["count"] == 0 and result["data_wait_share"] is None
