@@ -11,7 +11,7 @@ def _matches(fetch, loader, loaders_by_id):
     return bool(candidates) and candidates[0]["l"] == loader["l"]
 
 
-def analyse_loaders(loaders, batches, fetches, facts, window=None) -> list:
+def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
     by_id = {loader["l"]: loader for loader in loaders}
     out = []
     for loader in loaders:
@@ -23,8 +23,11 @@ def analyse_loaders(loaders, batches, fetches, facts, window=None) -> list:
         wall = total(own_fetches, "wall")
         cpu = total(own_fetches, "cpu")
         fetched = sum(count(f) for f in own_fetches)
+        starts = sorted(e["t"] for e in epochs if e.get("l") == loader["l"])
         entry = {
             "id": loader["l"],
+            "epochs": len(starts),
+            "epoch_start_wait_s": _epoch_start_wait(starts, own_batches),
             "where": loader.get("where"),
             "batch_size": loader.get("batch_size"),
             "num_workers": loader.get("num_workers"),
@@ -53,6 +56,17 @@ def analyse_loaders(loaders, batches, fetches, facts, window=None) -> list:
         out.append(entry)
     out.sort(key=lambda e: -e["batches"])
     return out
+
+
+def _epoch_start_wait(starts, batches):
+    """Time blocked on the first batch of each epoch: worker start-up and the first fetches."""
+    ordered = sorted((b for b in batches if "n" not in b), key=lambda b: b["t"])
+    waits = 0.0
+    for start in starts:
+        first = next((b for b in ordered if b["t"] > start), None)
+        if first is not None:
+            waits += first.get("w") or 0.0
+    return waits
 
 
 def _batch_summary(facts):

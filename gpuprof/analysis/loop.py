@@ -56,11 +56,13 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
     if in_window:
         data_wait = total(in_window, "w")
         wait_source = "dataloader"
-    elif source == "optimizer":
+    gap_cpu_share = None
+    if not in_window and source == "optimizer":
         gaps = [e for e in measured if "f" in e]
         if gaps:
             data_wait = total(gaps, "f")
             wait_source = "before-first-forward"
+            gap_cpu_share = min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None
     share = min(data_wait / window, 1.0) if data_wait is not None and window > 0 else None
     batch_size = _batch_size(loaders, process_batches)
     steps_per_second = measured_count / window if window > 0 else None
@@ -77,6 +79,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
         "data_wait_s": data_wait,
         "data_wait_share": share,
         "data_wait_source": wait_source,
+        "data_wait_cpu_share": gap_cpu_share,
         "batch_size": batch_size,
         "steps_per_second": steps_per_second,
         "samples_per_second": steps_per_second * batch_size if steps_per_second and batch_size else None,

@@ -37,6 +37,12 @@ def emit(event: dict) -> None:
         current.emit(event)
 
 
+def emit_line(line: str) -> None:
+    current = _state["writer"]
+    if current is not None:
+        current.emit_line(line)
+
+
 def flush() -> None:
     current = _state["writer"]
     if current is not None:

@@ -20,7 +20,7 @@ from gpuprof.probes.where import user_location
 FACT_BATCHES = 3
 
 _loader_ids = weakref.WeakKeyDictionary()
-_state = {"next": 0, "starting": None, "active": None}
+_state = {"next": 0, "starting": None, "active": None, "batches": 0}
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
@@ -109,8 +109,10 @@ def _patch_iter_init(cls) -> None:
             loader_id = None
         # Forked workers started by this iterator inherit which loader they serve.
         _state["starting"] = loader_id
+        started = time.monotonic()
         original(self, loader, *args, **kwargs)
         _iterators[self] = loader_id
+        boot.emit({"k": "epoch", "l": loader_id, "t": started, "start_s": time.monotonic() - started})
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
@@ -142,7 +144,13 @@ def _patch_next_data(cls, torch) -> None:
     cls._next_data = _next_data
 
 
+def batches_consumed() -> int:
+    """Batches this process has taken from any DataLoader (the step probe reads it)."""
+    return _state["batches"]
+
+
 def _on_batch(loader_id, data, wait, torch) -> None:
+    _state["batches"] += 1
     stream = _consumers.get(loader_id)
     if stream is None:
         stream = _consumers[loader_id] = Stream("batch", {"l": loader_id})
@@ -160,14 +168,14 @@ def _patch_fetch(cls, torch) -> None:
     get_worker_info = torch.utils.data.get_worker_info
 
     def fetch(self, possibly_batched_index):
-        io_before = _thread_io()
         cpu_before = time.process_time()
         start = time.perf_counter()
         data = original(self, possibly_batched_index)
-        wall = time.perf_counter() - start
+        end = time.perf_counter()
+        wall = end - start
         cpu = time.process_time() - cpu_before
         try:
-            io_after = _thread_io()
+            read_bytes, read_chars = _thread_io_delta(end)
             info = get_worker_info()
             worker = info.id if info is not None else None
             loader_id = _state["active"] if info is None else _state["starting"]
@@ -176,8 +184,7 @@ def _patch_fetch(cls, torch) -> None:
             if stream is None:
                 stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker,
                                                            "ds": type(self.dataset).__qualname__})
-            stream.add(time.monotonic(), wall=wall, cpu=cpu, rb=io_after[0] - io_before[0],
-                       rc=io_after[1] - io_before[1])
+            stream.add(time.monotonic(), wall=wall, cpu=cpu, rb=read_bytes, rc=read_chars)
             if info is not None:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
@@ -190,10 +197,27 @@ def _patch_fetch(cls, torch) -> None:
     cls.fetch = fetch
 
 
+IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path
+
+
+def _thread_io_delta(now: float):
+    """Bytes this thread read since the last reading, read at most every IO_EVERY seconds: the
+    totals stay exact while a fast loop pays for one /proc read per 50 ms, not two per batch.
+    Reads between batches of the same thread are counted with the next batch."""
+    if now - _io.get("last", -1.0) < IO_EVERY and _io["key"] == (os.getpid(), threading.get_ident()):
+        return 0, 0
+    _io["last"] = now
+    current = _thread_io()
+    before = _io.get("previous") or current
+    _io["previous"] = current
+    return current[0] - before[0], current[1] - before[1]
+
+
 def _thread_io():
     """(read_bytes, rchar) of the calling thread; (0, 0) where /proc/thread-self is missing."""
     key = (os.getpid(), threading.get_ident())
     if _io["key"] != key:
+        _io["previous"] = None
         if _io["fd"] is not None:
             try:
                 os.close(_io["fd"])
@@ -224,6 +248,7 @@ def _flush_all() -> None:
 
 def _reset_in_child() -> None:
     """A forked worker keeps which loader it serves, and nothing of its parent's tallies."""
+    _state["batches"] = 0
     _consumers.clear()
     _facts_left.clear()
     _producers.clear()
@@ -234,3 +259,5 @@ def _reset_in_child() -> None:
             pass
     _io["key"] = None
     _io["fd"] = None
+    _io["previous"] = None
+    _io["last"] = -1.0

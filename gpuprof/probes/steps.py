@@ -8,11 +8,12 @@ import os
 import signal
 import time
 
-from gpuprof.probes import boot
+from gpuprof.probes import boot, dataloader
 from gpuprof.probes.stream import Stream
 
 _state = {"stream": None, "last_end": None, "armed": None, "first_forward": None,
-          "last_optimizer": None, "count": 0, "register_pre_hook": None, "stopping": False}
+          "last_optimizer": None, "count": 0, "register_pre_hook": None, "stopping": False,
+          "batches_at_step": -1}
 
 
 def install(torch) -> None:
@@ -34,30 +35,37 @@ def _after_step(optimizer, args, kwargs) -> None:
 
 
 def _record_step(optimizer, now: float) -> None:
-    merged = (_state["armed"] is not None and _state["first_forward"] is None
-              and _state["last_optimizer"] is not None and _state["last_optimizer"] != id(optimizer))
+    merged = (_state["last_optimizer"] is not None and _state["last_optimizer"] != id(optimizer)
+              and _state["first_forward"] is None
+              and dataloader.batches_consumed() == _state["batches_at_step"])
     if merged:
         # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
         # the same training step, not a new one.
         _state["last_end"] = now
         return
     _disarm()
-    gap = None
+    values = {}
     if _state["first_forward"] is not None and _state["last_end"] is not None:
-        gap = _state["first_forward"] - _state["last_end"]
+        values["f"] = _state["first_forward"] - _state["last_end"]      # host time before the forward
+        values["fc"] = _state["forward_cpu"]                             # this thread's CPU in it
     _state["count"] += 1
-    values = {} if gap is None else {"f": gap}
     _state["stream"].add(now, **values)
     _state["last_end"] = now
     _state["last_optimizer"] = id(optimizer)
     _state["first_forward"] = None
-    _arm()
+    # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
+    # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
+    batches = dataloader.batches_consumed()
+    if batches == _state["batches_at_step"]:
+        _arm()
+    _state["batches_at_step"] = batches
     _check_step_limit()
 
 
 def _arm() -> None:
     register = _state["register_pre_hook"]
     if register is not None:
+        _state["arm_cpu"] = time.thread_time()
         _state["armed"] = register(_first_forward)
 
 
@@ -70,6 +78,7 @@ def _disarm() -> None:
 def _first_forward(module, inputs):
     if _state["first_forward"] is None:
         _state["first_forward"] = time.monotonic()
+        _state["forward_cpu"] = time.thread_time() - _state.get("arm_cpu", 0.0)
     handle = _state["armed"]
     if handle is not None:
         handle.remove()     # the global pre-hook stays registered for one call only
@@ -100,4 +109,4 @@ def _flush() -> None:
 
 def _reset_in_child() -> None:
     _state.update(stream=Stream("step"), last_end=None, armed=None, first_forward=None,
-                  last_optimizer=None, count=0)
+                  last_optimizer=None, count=0, batches_at_step=-1)

@@ -4,6 +4,9 @@ A run of a million steps writes the first `full` items one by one and the rest a
 `block` items (count, first and last time, sums and maxima), so the event files and the analysis
 stay bounded while totals stay exact."""
 
+import json
+import math
+
 from gpuprof.probes import boot
 
 
@@ -15,16 +18,19 @@ class Stream:
         self.block = block
         self.count = 0
         self._emit = emit or boot.emit
+        self._emit_line = (lambda line: self._emit(json.loads(line))) if emit else boot.emit_line
+        # The hot path formats numbers straight into a JSON object: a third of json.dumps's cost.
+        self._prefix = json.dumps(dict({"k": kind}, **self.static), separators=(",", ":"))[:-1]
         self._block = None
 
     def add(self, t: float, **values) -> None:
         self.count += 1
         if self.count <= self.full:
-            event = {"k": self.kind}
-            event.update(self.static)
-            event["t"] = t
-            event.update(values)
-            self._emit(event)
+            parts = [self._prefix, ',"t":', repr(t)]
+            for key, value in values.items():
+                parts.append(f',"{key}":{_number(value)}')
+            parts.append("}")
+            self._emit_line("".join(parts))
             return
         if self._block is None:
             self._block = {"n": 0, "t0": t, "sums": {}, "maxes": {}}
@@ -49,3 +55,9 @@ class Stream:
         event.update(block["sums"])
         event.update({f"{k}_max": v for k, v in block["maxes"].items()})
         self._emit(event)
+
+
+def _number(value) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "null"
+    return repr(value)

@@ -36,7 +36,10 @@ class EventWriter:
 
     def emit(self, event: dict) -> None:
         """Queue one event; flush when the buffer is full or the last flush is a second old."""
-        line = json.dumps(event, separators=(",", ":"), default=str)
+        self.emit_line(json.dumps(event, separators=(",", ":"), default=str))
+
+    def emit_line(self, line: str) -> None:
+        """Queue one already-encoded JSON object (the probes' hot path encodes with f-strings)."""
         with self._lock:
             if self.closed:
                 return

@@ -76,7 +76,7 @@ def probe_sections(groups: list, meta: dict) -> dict:
     steps["notes"] = notes
     return {
         "steps": steps,
-        "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts")),
+        "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts"), kind("epoch")),
         "copies": analyse_copies(kind("copies")),
         "hdf5": analyse_hdf5(kind("h5dataset"), kind("h5read")),
     }

@@ -7,8 +7,6 @@ ticks a second. `PsutilSource` gives the same readings where /proc is absent (ma
 import os
 from dataclasses import dataclass
 
-import psutil
-
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -185,9 +183,13 @@ class PsutilSource:
     """The same readings through psutil, for systems without Linux's /proc."""
 
     def __init__(self, root_pid: int):
+        import psutil   # only where /proc is missing: keeps the supervisor's start-up light
+
+        self.psutil = psutil
         self.root_pid = root_pid
 
     def tree(self):
+        psutil = self.psutil
         try:
             root = psutil.Process(self.root_pid)
             processes = [root] + root.children(recursive=True)
@@ -214,6 +216,7 @@ class PsutilSource:
         return readings
 
     def machine(self) -> MachineReading:
+        psutil = self.psutil
         times = psutil.cpu_times()
         cpu = {"user": times.user + getattr(times, "nice", 0.0), "system": times.system,
                "iowait": getattr(times, "iowait", 0.0), "steal": getattr(times, "steal", 0.0),
