@@ -22,6 +22,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
         workers = {(f.get("pid"), f.get("w")) for f in own_fetches if f.get("w") is not None}
         wall = total(own_fetches, "wall")
         cpu = total(own_fetches, "cpu")
+        kernel = total(own_fetches, "sys")
         fetched = sum(count(f) for f in own_fetches)
         starts = sorted(e["t"] for e in epochs if e.get("l") == loader["l"])
         entry = {
@@ -45,6 +46,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
                 "batches": fetched,
                 "wall_s": wall,
                 "cpu_s": cpu,
+                "system_cpu_s": kernel,
                 "read_bytes": int(total(own_fetches, "rb")),
                 "read_chars": int(total(own_fetches, "rc")),
                 "cpu_per_wall": cpu / wall if wall > 0 else None,

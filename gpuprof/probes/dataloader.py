@@ -168,12 +168,16 @@ def _patch_fetch(cls, torch) -> None:
     get_worker_info = torch.utils.data.get_worker_info
 
     def fetch(self, possibly_batched_index):
-        cpu_before = time.process_time()
+        # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
+        # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
+        before = _thread_cpu()
         start = time.perf_counter()
         data = original(self, possibly_batched_index)
         end = time.perf_counter()
         wall = end - start
-        cpu = time.process_time() - cpu_before
+        after = _thread_cpu()
+        user = after[0] - before[0]
+        system = after[1] - before[1]
         try:
             read_bytes, read_chars = _thread_io_delta(end)
             info = get_worker_info()
@@ -184,7 +188,7 @@ def _patch_fetch(cls, torch) -> None:
             if stream is None:
                 stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker,
                                                            "ds": type(self.dataset).__qualname__})
-            stream.add(time.monotonic(), wall=wall, cpu=cpu, rb=read_bytes, rc=read_chars)
+            stream.add(time.monotonic(), wall=wall, cpu=user + system, sys=system, rb=read_bytes, rc=read_chars)
             if info is not None:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
@@ -195,6 +199,26 @@ def _patch_fetch(cls, torch) -> None:
 
     fetch.__wrapped__ = original
     cls.fetch = fetch
+
+
+def _thread_cpu():
+    """(user, system) CPU seconds of the calling thread."""
+    usage = _getrusage(_RUSAGE_THREAD)
+    return usage.ru_utime, usage.ru_stime
+
+
+try:
+    import resource as _resource
+    _getrusage = _resource.getrusage
+    _RUSAGE_THREAD = _resource.RUSAGE_THREAD
+except (ImportError, AttributeError):  # not Linux: no per-thread split, thread CPU as user time
+    _RUSAGE_THREAD = None
+
+    def _getrusage(_who):
+        class _Usage:
+            ru_utime = time.thread_time()
+            ru_stime = 0.0
+        return _Usage
 
 
 IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path

@@ -9,9 +9,25 @@ def _install_torch(torch) -> None:
 
     dataloader.install(torch)
     steps.install(torch)
+    _watch_data_parallel(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
         from gpuprof.probes import copies
         copies.install(torch)
+
+
+def _watch_data_parallel(torch) -> None:
+    """Note once that nn.DataParallel is in use (the ddp advice rests on it)."""
+    from gpuprof.probes import boot
+
+    cls = torch.nn.DataParallel
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        boot.emit({"k": "data_parallel"})
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
 
 
 def _install_h5py(h5py) -> None:

@@ -41,6 +41,35 @@ def verdict_line(report: dict):
         return None
     text = Text("\n")
     text.append(verdict.get("summary", ""), style="bold yellow" if verdict.get("bottleneck") != "compute" else "bold green")
+    text.append(f"\nconfidence {verdict.get('confidence', 0):.0%}", style="dim")
+    for finding in report.get("findings") or []:
+        text.append(f"\nalso: {finding['bottleneck']} ({finding['share']:.0%} of step time): {finding['reason']}", style="dim")
+    return text
+
+
+@section
+def advice_list(report: dict):
+    advice = report.get("advice") or []
+    if not advice:
+        verdict = report.get("verdict") or {}
+        if verdict.get("bottleneck") == "compute":
+            return Text("\nFixes: none for the input pipeline, which keeps up; speed now depends on the model and device.", style="dim")
+        return None
+    text = Text("\nFixes, ranked by estimated speed-up", style="bold")
+    for rank, item in enumerate(advice[:6], 1):
+        text.append(f"\n{rank}. {item['title']}", style="bold")
+        text.append(f"  ~{item['estimated_speedup']:.2f}x", style="bold green")
+        text.append(f"  [{item['id']}]", style="dim")
+        if item.get("where"):
+            text.append(f"\n   at {item['where']}: ", style="cyan")
+        else:
+            text.append("\n   ")
+        text.append(item.get("detail") or "")
+        if item.get("snippet"):
+            for line in item["snippet"].splitlines():
+                text.append(f"\n     {line}", style="green")
+        if item.get("why"):
+            text.append(f"\n   why: {item['why']}", style="dim")
     return text
 
 

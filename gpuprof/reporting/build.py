@@ -1,6 +1,8 @@
 """Run record -> Report. Pure: the same saved run always gives the same report."""
 
 import gpuprof
+from gpuprof.advice.rank import advise
+from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.processes import events_of_kind, registered_processes
@@ -41,6 +43,10 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     if not processes and meta.get("kind") != "command":
         notes.append("no Python process of the job registered: probes did not run (python -I or -E?)")
+    sections = dict(probes, system=system, duration_s=meta.get("duration_s"),
+                    probes=(meta.get("settings") or {}).get("probes", True))
+    judged = classify(sections)
+    advice = advise(judged["evidence"], judged["verdict"], judged["findings"])
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
@@ -52,6 +58,9 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "signal": meta.get("signal"),
         "interrupted": bool(meta.get("interrupted")),
         "outcome": exit_description(meta),
+        "verdict": judged["verdict"],
+        "findings": judged["findings"],
+        "advice": advice,
         "system": system,
         "processes": {"python": len(processes), "list": processes},
         **probes,
@@ -79,4 +88,5 @@ def probe_sections(groups: list, meta: dict) -> dict:
         "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts"), kind("epoch")),
         "copies": analyse_copies(kind("copies")),
         "hdf5": analyse_hdf5(kind("h5dataset"), kind("h5read")),
+        "frameworks": {"data_parallel": bool(kind("data_parallel"))},
     }

@@ -1,0 +1,296 @@
+"""The fix catalogue. Each entry says when it applies, estimates its speed-up from the measured
+shares (gpuprof.advice.model), names the user's file:line when known, and gives the exact change.
+
+An entry is a function `(ev, verdict) -> dict | None`, registered with its id, title, the
+bottlenecks it addresses and its effort (1 a setting, 2 a few lines, 3 a redesign)."""
+
+import math
+
+from gpuprof.advice.model import cheaper_producer, cheaper_share, more_capacity, next_prime
+
+CATALOGUE = []
+INPUT = ("input.cpu", "input.disk", "input.latency")
+MIN_GAIN = 1.05
+
+
+def fix(fix_id: str, title: str, targets, effort: int):
+    def register(func):
+        CATALOGUE.append({"id": fix_id, "title": title, "targets": tuple(targets), "effort": effort, "build": func})
+        return func
+    return register
+
+
+def _input_kind(ev, verdict):
+    """The input bottleneck this run has (verdict or notable finding), else None."""
+    if verdict.get("bottleneck") in INPUT:
+        return verdict["bottleneck"]
+    for finding in verdict.get("_findings", []):
+        if finding["bottleneck"] in INPUT:
+            return finding["bottleneck"]
+    return None
+
+
+def _where(ev):
+    return (ev.loader or {}).get("where")
+
+
+def _pct(x):
+    return f"{x:.0%}"
+
+
+# -- input pipeline ---------------------------------------------------------------------------
+@fix("num-workers", "Make batches in more DataLoader worker processes", INPUT, 1)
+def num_workers(ev, verdict):
+    kind = _input_kind(ev, verdict)
+    if kind is None or not ev.loader or ev.wait_source != "dataloader":
+        return None
+    n = ev.loader.get("num_workers") or 0
+    w = ev.wait_share
+    need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
+    if kind == "input.cpu":
+        suggested = max(n + 1, min(max(ev.cpu_count, 2), max(2, math.ceil(need) + 1)))
+        producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
+        headroom = (producer_cores + ev.cores_free) / producer_cores if producer_cores > 0.05 else suggested
+        k = min(suggested / max(n, 1), headroom)
+        limit = f"{ev.cores_free:.1f} of {ev.cpu_count} cores idle"
+    elif kind == "input.disk":
+        suggested = min(max(4, 2 * n), 16)
+        k = min(suggested / max(n, 1), 4.0)
+        limit = "parallel reads keep the disk's queue full"
+    else:
+        suggested = min(32, max(4, 2 * n, math.ceil(need) + 1))
+        k = suggested / max(n, 1)
+        limit = "waiting workers need no CPU"
+    gain = more_capacity(ev, k)
+    if gain < MIN_GAIN:
+        return None
+    settings = f"num_workers={suggested}, persistent_workers=True"
+    return {
+        "estimated_speedup": gain,
+        "where": _where(ev),
+        "detail": f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else ""),
+        "snippet": f"DataLoader(dataset, batch_size={ev.loader.get('batch_size')}, {settings}, ...)",
+        "why": f"{_pct(w)} of each step waits for data; producers run at {_pct(ev.producer_cpu_ratio or 0)} CPU; "
+               f"{limit}; {suggested} workers give at most {k:.1f}x the producer throughput",
+    }
+
+
+@fix("persistent-workers", "Keep DataLoader workers alive between epochs", INPUT, 1)
+def persistent_workers(ev, verdict):
+    loader = ev.loader or {}
+    epochs = loader.get("epochs") or 0
+    if not loader.get("num_workers") or loader.get("persistent_workers") or epochs < 2 or not ev.window_s:
+        return None
+    restart_s = (loader.get("epoch_start_wait_s") or 0.0) * (epochs - 1) / epochs
+    gain = ev.window_s / max(ev.window_s - restart_s, 1e-9)
+    if gain < 1.02:
+        return None
+    return {
+        "estimated_speedup": gain, "where": _where(ev),
+        "detail": "persistent_workers False -> True (and prefetch_factor 4)",
+        "snippet": "DataLoader(dataset, ..., num_workers=N, persistent_workers=True, prefetch_factor=4)",
+        "why": f"{epochs} epochs each waited {loader.get('epoch_start_wait_s', 0) / epochs:.2f} s for workers "
+               "to start and fetch their first batch",
+    }
+
+
+@fix("hdf5-chunk-cache", "Size the HDF5 chunk cache (and chunk shape) for how the data is read", ("input.cpu", "input.disk"), 1)
+def hdf5_chunk_cache(ev, verdict):
+    if _input_kind(ev, verdict) not in ("input.cpu", "input.disk"):
+        return None
+    bad = [d for d in ev.hdf5 if (d.get("read_amplification") or 0) >= 2 and d.get("chunk_bytes")]
+    if not bad:
+        return None
+    worst = max(bad, key=lambda d: d["read_amplification"])
+    amplification = worst["read_amplification"]
+    gain = cheaper_producer(ev, min(amplification, 20.0))
+    if gain < MIN_GAIN:
+        return None
+    chunk = worst["chunk_bytes"]
+    batch = (ev.loader or {}).get("batch_size") or 1
+    random_order = (ev.loader or {}).get("sampler") == "RandomSampler"
+    per_read = max(1, round((worst.get("chunks_touched") or 1) / max(worst.get("reads") or 1, 1)))
+    in_use = per_read * (batch if random_order else 1)
+    nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
+    nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
+    nslots = next_prime(100 * max(1, nbytes // chunk))
+    chunks = worst.get("chunks")
+    rechunk = ""
+    if random_order and chunks and chunks[0] > 1:
+        rechunk = f"; reading samples in random order, chunks of 1 along the first axis ({[1] + list(chunks[1:])}) avoid decompressing {chunks[0]} samples per sample"
+    return {
+        "estimated_speedup": gain, "where": f"{worst['file']}:{worst['dataset']}",
+        "detail": f"chunk cache {worst.get('rdcc_nbytes')} B -> {nbytes} B ({nbytes // chunk} chunks of "
+                  f"{chunk} B, chunk shape {chunks}), rdcc_nslots {worst.get('rdcc_nslots')} -> {nslots}{rechunk}",
+        "snippet": f'h5py.File(path, "r", rdcc_nbytes={nbytes}, rdcc_nslots={nslots})  # per worker',
+        "why": f"each read decompresses {amplification:.0f}x the bytes it returns: the cache "
+               f"({worst.get('rdcc_nbytes')} B) {'cannot hold one' if not worst.get('cache_holds_a_chunk') else 'holds too few'} "
+               f"{chunk} B chunk{'s' if worst.get('cache_holds_a_chunk') else ''}",
+    }
+
+
+@fix("batch-echoing", "Echo each batch: train on it twice before fetching the next", INPUT, 2)
+def batch_echoing(ev, verdict):
+    if _input_kind(ev, verdict) is None:
+        return None
+    factor = 2
+    gain = cheaper_producer(ev, factor)
+    if gain < MIN_GAIN:
+        return None
+    return {
+        "estimated_speedup": gain, "where": _where(ev),
+        "detail": f"echo factor 1 -> {factor}: input time per step / {factor}. Randomness: each batch is seen "
+                  f"{factor} times in a row, so a step sees half as many fresh samples and the order of data and "
+                  "augmentation draws changes; echo before augmentation (or reshuffle within the echoed batch) "
+                  "and check convergence per fresh sample, not per step",
+        "snippet": "for x, y in loader:\n    for _ in range(2):   # batch echoing\n        loss = loss_fn(model(x), y)\n"
+                   "        optimizer.zero_grad(); loss.backward(); optimizer.step()",
+        "why": f"{_pct(ev.wait_share)} of each step waits for data while compute takes {_pct(1 - ev.wait_share)}",
+    }
+
+
+@fix("device-preprocessing", "Do the preprocessing as batched tensor ops on the training device", ("input.cpu",), 3)
+def device_preprocessing(ev, verdict):
+    if _input_kind(ev, verdict) != "input.cpu":
+        return None
+    handwritten = ev.wait_source == "before-first-forward"
+    k = 10.0 if ev.gpu else (5.0 if handwritten else 2.0)
+    gain = cheaper_producer(ev, k)
+    if gain < MIN_GAIN:
+        return None
+    if handwritten:
+        detail = ("build each batch with one vectorised op on the device (index_put_/scatter_ or a sparse "
+                  "tensor's to_dense()) instead of per-row Python loops on the host")
+        snippet = ("rows = torch.repeat_interleave(torch.arange(B), lengths)        # row of every nonzero\n"
+                   "dense = torch.zeros(B, D, device=device)\n"
+                   "dense.index_put_((rows.to(device), cols.to(device)), values.to(device), accumulate=True)")
+        where = None
+    else:
+        detail = ("return raw samples (uint8 where possible) from __getitem__ and run the transforms on whole "
+                  "batches on the device after the copy")
+        snippet = ("x = x.to(device, non_blocking=True).float().div_(255)\n"
+                   "x = augment(x)          # batched: e.g. torchvision.transforms.v2 on device tensors")
+        where = _where(ev)
+    return {"estimated_speedup": gain, "where": where, "detail": detail, "snippet": snippet,
+            "why": f"batch preparation is CPU-bound ({_pct(ev.producer_cpu_ratio or 0)} CPU) and takes "
+                   f"{_pct(ev.wait_share)} of each step" + ("" if ev.gpu else "; on this CPU-only machine the "
+                   "gain comes from vectorising, on a GPU it is larger")}
+
+
+@fix("cache-preprocessed", "Cache the deterministic part of preprocessing (or the raw data in memory)", ("input.cpu", "input.disk"), 2)
+def cache_preprocessed(ev, verdict):
+    kind = _input_kind(ev, verdict)
+    if kind not in ("input.cpu", "input.disk"):
+        return None
+    gain = cheaper_producer(ev, 2.0)
+    if gain < MIN_GAIN:
+        return None
+    if kind == "input.disk":
+        detail = "read the data once into memory (or onto local fast storage) and serve later epochs from there"
+        snippet = "data = np.load(path, mmap_mode=None)   # or copy to local NVMe / RAM disk before training"
+    else:
+        detail = ("save decoded/resized samples once (e.g. a .npy memmap) and keep only random augmentations "
+                  "online, so the random numbers they draw are unchanged")
+        snippet = "cache = np.lib.format.open_memmap('cache.npy', mode='w+', dtype=np.uint8, shape=(N, C, H, W))"
+    return {"estimated_speedup": gain, "where": _where(ev), "detail": detail, "snippet": snippet,
+            "why": f"the same preparation is repeated every epoch; it takes {_pct(ev.wait_share)} of each step"}
+
+
+@fix("gpu-staging", "Stage large chunks of the data on the GPU and slice batches there", INPUT + ("transfer.h2d",), 3)
+def gpu_staging(ev, verdict):
+    if not ev.gpu or (_input_kind(ev, verdict) is None and verdict.get("bottleneck") != "transfer.h2d"):
+        return None
+    if ev.gpu_mem_free_share is not None and ev.gpu_mem_free_share < 0.3:
+        return None
+    if verdict.get("bottleneck") == "transfer.h2d":
+        gain = cheaper_share(ev.copy_share or 0.0, 0.9)
+    else:
+        gain = cheaper_producer(ev, 10.0)
+    if gain < MIN_GAIN:
+        return None
+    return {"estimated_speedup": gain, "where": _where(ev),
+            "detail": "copy the dataset (or large shards of it, as uint8) to the GPU once and index batches there",
+            "snippet": "staged = torch.from_numpy(shard).to(device)      # once per shard\n"
+                       "batch = staged[torch.randint(len(staged), (B,), device=device)].float().div_(255)",
+            "why": f"the GPU has {_pct(ev.gpu_mem_free_share or 0)} of its memory free and input or copies take "
+                   f"{_pct(max(ev.wait_share or 0, ev.copy_share or 0))} of each step"}
+
+
+# -- transfers ----------------------------------------------------------------------------------
+def _pageable_share(ev):
+    copies = ev.copies
+    return copies.get("pageable_bytes", 0) / copies["bytes"] if copies.get("bytes") else 0.0
+
+
+@fix("pin-memory", "Pin host memory and copy asynchronously", ("transfer.h2d",), 1)
+def pin_memory(ev, verdict):
+    if not ev.copy_share or _pageable_share(ev) < 0.5:
+        return None
+    gain = cheaper_share(ev.copy_share, 0.6)
+    if gain < MIN_GAIN:
+        return None
+    loader = ev.loader or {}
+    return {"estimated_speedup": gain, "where": _where(ev),
+            "detail": "pin_memory " + ("False -> True" if loader and not loader.get("pin_memory") else "on") +
+                      ", and .to(device, non_blocking=True) so copies overlap compute",
+            "snippet": "DataLoader(dataset, ..., pin_memory=True)\nx = x.to(device, non_blocking=True)",
+            "why": f"{_pct(_pageable_share(ev))} of {ev.copies.get('bytes', 0) / 1e6:.0f} MB copied came from pageable "
+                   f"memory; copies take {_pct(ev.copy_share)} of the time"}
+
+
+@fix("uint8-transfer", "Ship uint8 to the device and normalise there", ("transfer.h2d", "input.cpu"), 2)
+def uint8_transfer(ev, verdict):
+    batch = (ev.loader or {}).get("batch") or {}
+    if not batch.get("uint8_candidate") or not ev.copy_share:
+        return None
+    gain = cheaper_share(ev.copy_share, 0.75)
+    if gain < MIN_GAIN:
+        return None
+    normalise = {"0..255": "", "k/255": ".div_(255)", "affine": ".div_(255).sub_(mean).div_(std)"}.get(batch.get("uint8_form"), "")
+    return {"estimated_speedup": gain, "where": _where(ev),
+            "detail": f"batches of {batch.get('dtype')} {batch.get('shape')} hold uint8 values ({batch.get('uint8_form')}): "
+                      "send uint8 (4x fewer bytes) and convert on the device",
+            "snippet": f"x = x.to(device, non_blocking=True).float(){normalise}   # dataset returns uint8",
+            "why": f"copies take {_pct(ev.copy_share)} of the time and every sampled value fits in a byte"}
+
+
+# -- compute ----------------------------------------------------------------------------------
+@fix("mixed-precision", "Train in mixed precision (bf16 autocast)", ("compute",), 1)
+def mixed_precision(ev, verdict):
+    if verdict.get("bottleneck") != "compute" or not ev.gpu:
+        return None
+    return {"estimated_speedup": 1.5, "where": None,
+            "detail": "run forward and loss under torch.autocast('cuda', dtype=torch.bfloat16): tensor cores, half the memory traffic",
+            "snippet": "with torch.autocast('cuda', dtype=torch.bfloat16):\n    loss = loss_fn(model(x), y)",
+            "why": f"the GPU is the limit ({_pct(ev.gpu_util or 0)} busy); float32 matmuls run well below bf16 peak"}
+
+
+@fix("larger-batch", "Use a larger batch (the GPU has memory to spare)", ("compute", "host.overhead"), 1)
+def larger_batch(ev, verdict):
+    if not ev.gpu or verdict.get("bottleneck") not in ("compute", "host.overhead"):
+        return None
+    if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < 0.4:
+        return None
+    share = verdict.get("share") or 0.0
+    gain = cheaper_share(share, 0.5) if verdict["bottleneck"] == "host.overhead" else 1.1
+    batch = (ev.loader or {}).get("batch_size")
+    return {"estimated_speedup": gain, "where": _where(ev),
+            "detail": f"batch_size {batch} -> {batch * 2}" if batch else "double the batch size",
+            "snippet": "DataLoader(dataset, batch_size=2 * B, ...)   # scale the learning rate accordingly",
+            "why": f"{_pct(ev.gpu_mem_free_share)} of GPU memory is free; per-step overheads are amortised over more samples"}
+
+
+@fix("ddp", "Use DistributedDataParallel across the GPUs", ("compute",), 3)
+def ddp(ev, verdict):
+    if not ev.gpu or verdict.get("bottleneck") != "compute":
+        return None
+    if ev.data_parallel:
+        gain, why = 1.3, "nn.DataParallel runs one Python thread per GPU and gathers on GPU 0"
+    elif ev.gpu_count > 1:
+        gain, why = 0.9 * ev.gpu_count, f"{ev.gpu_count} GPUs are present and the job used one"
+    else:
+        return None
+    return {"estimated_speedup": gain, "where": None,
+            "detail": "torchrun --nproc-per-node=NGPU train.py with model = DDP(model, device_ids=[local_rank])",
+            "snippet": "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank])",
+            "why": why}

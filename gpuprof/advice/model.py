@@ -1,0 +1,39 @@
+"""A two-stage model of a training step, for estimating what a fix can buy.
+
+A step (normalised to 1) is compute C = 1 - w plus a data wait w. When batches are made inline
+(num_workers=0, or a hand-written loop), the producer's time P = w is spent in series with compute:
+step = C + P. When workers make them in parallel, they are the limit whenever the loop waits:
+their time per step is R = C + w = 1, and step = max(C, R). A fix either adds producer capacity
+(parallel workers: step' = max(C, P/k)) or cuts the producer's cost by k (a cache, a faster reader,
+echoing: step' = C + P/k inline, max(C, R/k) in parallel). Speed-up = 1 / step'. Removing a wait
+share w entirely bounds every estimate by 1 / (1 - w)."""
+
+
+def more_capacity(ev, k: float) -> float:
+    """Speed-up from k times the producer throughput running alongside compute."""
+    w = ev.wait_share or 0.0
+    compute = 1.0 - w
+    producer = w if ev.inline_producer else 1.0
+    return 1.0 / max(compute, producer / max(k, 1e-9), 1e-9)
+
+
+def cheaper_producer(ev, k: float) -> float:
+    """Speed-up from making each batch k times cheaper to produce, where it is produced now."""
+    w = ev.wait_share or 0.0
+    compute = 1.0 - w
+    if ev.inline_producer:
+        return 1.0 / max(compute + w / max(k, 1e-9), 1e-9)
+    return 1.0 / max(compute, 1.0 / max(k, 1e-9), 1e-9)
+
+
+def cheaper_share(share: float, saved_fraction: float) -> float:
+    """Speed-up from saving `saved_fraction` of a part that takes `share` of the step."""
+    return 1.0 / max(1.0 - share * saved_fraction, 1e-9)
+
+
+def next_prime(n: int) -> int:
+    n = max(int(n), 2)
+    while True:
+        if all(n % d for d in range(2, int(n ** 0.5) + 1)):
+            return n
+        n += 1

@@ -1,0 +1,116 @@
+"""The numbers every rule reads, gathered once from the analysed sections of a run.
+
+Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5` and `frameworks` sections,
+so rules are tested with plain dictionaries."""
+
+from dataclasses import dataclass, field
+
+INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
+INPUT_NOTABLE = 0.15        # data-wait share worth a secondary finding and input fixes
+TRANSFER_NOTABLE = 0.20     # copy-time share of the step
+CPU_BOUND_RATIO = 0.60      # producer CPU time over producer wall time
+USER_BOUND_RATIO = 0.40     # producer user-space CPU over wall: preparing, not reading
+CPU_CONTENDED_RATIO = 0.35  # ... enough when the machine has no idle core left
+DISK_RATE = 5e6             # producer real disk reads, bytes per second of producing
+MIN_STEPS = 20              # steps for full confidence
+
+
+@dataclass
+class Evidence:
+    steps: int = 0
+    measured_steps: int = 0
+    wait_share: float = None
+    wait_source: str = None
+    window_s: float = None
+    loader: dict = None                   # the dominant DataLoader's section entry
+    producer_cpu_ratio: float = None      # CPU over wall while producing batches
+    producer_user_ratio: float = None     # ... of which user-space CPU (preprocessing, decoding)
+    producer_cores: float = None          # cores the producers used on average over the window
+    producer_disk_rate: float = None      # real disk bytes per second of producing
+    producer_real_read_ratio: float = None
+    cpu_count: int = 1
+    cores_busy: float = None              # the job's CPU seconds per second
+    cores_free: float = 0.0
+    machine_idle: float = None
+    iowait: float = None
+    io_pressure: float = None
+    cpu_pressure: float = None
+    disk_busy: float = None
+    gpu: bool = False
+    gpu_util: float = None
+    gpu_mem_free_share: float = None
+    gpu_count: int = 0
+    copy_share: float = None
+    copies: dict = field(default_factory=dict)
+    hdf5: list = field(default_factory=list)
+    data_parallel: bool = False
+    probes: bool = True
+
+    @property
+    def inline_producer(self) -> bool:
+        """Batches are made in the training thread itself (num_workers=0, or a hand-written loop)."""
+        if self.wait_source == "before-first-forward":
+            return True
+        return bool(self.loader) and not self.loader.get("num_workers")
+
+    @property
+    def contended(self) -> bool:
+        """No idle core: the machine's CPUs are all in use."""
+        return (self.machine_idle is not None and self.machine_idle < 0.15) or \
+            (self.cpu_pressure is not None and self.cpu_pressure > 0.25)
+
+
+def gather(sections: dict) -> Evidence:
+    steps = sections.get("steps") or {}
+    system = sections.get("system") or {}
+    job = system.get("job") or {}
+    loaders = sections.get("dataloaders") or []
+    ev = Evidence()
+    ev.steps = steps.get("count") or 0
+    ev.measured_steps = steps.get("measured") or 0
+    ev.wait_share = steps.get("data_wait_share")
+    ev.wait_source = steps.get("data_wait_source")
+    ev.window_s = steps.get("window_s")
+    ev.probes = sections.get("probes", True)
+    ev.cpu_count = system.get("cpu_count") or 1
+    ev.cores_busy = job.get("cores_busy")
+    ev.cores_free = max(ev.cpu_count - (ev.cores_busy or 0.0), 0.0)
+    cpu = system.get("cpu") or {}
+    ev.machine_idle = cpu.get("idle")
+    ev.iowait = cpu.get("iowait")
+    pressure = system.get("pressure") or {}
+    ev.io_pressure = pressure.get("io_some")
+    ev.cpu_pressure = pressure.get("cpu_some")
+    ev.disk_busy = (system.get("disk") or {}).get("busy")
+    if loaders:
+        ev.loader = loaders[0]
+        producer = ev.loader.get("producer") or {}
+        wall = producer.get("wall_s") or 0.0
+        if wall > 0 and producer.get("batches"):
+            ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
+            ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
+            ev.producer_disk_rate = producer.get("read_bytes", 0) / wall
+            chars = producer.get("read_chars") or 0
+            ev.producer_real_read_ratio = producer.get("read_bytes", 0) / chars if chars else None
+            if ev.window_s:
+                ev.producer_cores = producer.get("cpu_s", 0.0) / ev.window_s
+    if ev.wait_source == "before-first-forward" and steps.get("data_wait_cpu_share") is not None:
+        ev.producer_cpu_ratio = ev.producer_user_ratio = steps["data_wait_cpu_share"]
+        ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
+    gpus = system.get("gpus") or []
+    used = [g for g in gpus if g.get("job_memory_bytes")] or gpus
+    if used:
+        ev.gpu = True
+        ev.gpu_count = len(gpus)
+        utils = [g["util_gpu"] for g in used if g.get("util_gpu") is not None]
+        ev.gpu_util = sum(utils) / len(utils) if utils else None
+        frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
+                 if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
+        ev.gpu_mem_free_share = min(frees) if frees else None
+    copies = sections.get("copies") or {}
+    ev.copies = copies
+    if copies.get("count") and copies.get("seconds") is not None and ev.window_s:
+        ev.copy_share = min(copies["seconds"] / ev.window_s, 1.0)
+    ev.hdf5 = sections.get("hdf5") or []
+    ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
+    return ev

@@ -1,0 +1,18 @@
+"""host.overhead: the GPU idles although data is ready: Python, kernel launches, synchronisation."""
+
+from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE
+from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+
+
+def evaluate(ev):
+    if not ev.gpu or ev.gpu_util is None or ev.gpu_util >= 0.5:
+        return None
+    if (ev.wait_share or 0.0) >= INPUT_BOUND or (ev.copy_share or 0.0) >= TRANSFER_NOTABLE:
+        return None
+    share = clamp(1.0 - ev.gpu_util - (ev.wait_share or 0.0))
+    confidence = step_confidence(ev) * (0.5 + 0.4 * clamp((0.5 - ev.gpu_util) / 0.4))
+    return Finding("host.overhead", share, confidence, {
+        "gpu_util": rounded(ev.gpu_util), "data_wait_share": rounded(ev.wait_share),
+        "copy_share": rounded(ev.copy_share), "cores_busy": rounded(ev.cores_busy),
+    }, f"the GPU is busy only {ev.gpu_util:.0%} of the time while data is ready: the host "
+       "(Python, kernel launches, synchronisation) sets the pace")

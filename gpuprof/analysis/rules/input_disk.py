@@ -1,0 +1,16 @@
+"""input.disk: waiting for data that is being read from storage."""
+
+from gpuprof.analysis.evidence import INPUT_NOTABLE
+from gpuprof.analysis.rules import Finding, clamp, step_confidence
+from gpuprof.analysis.rules.inputs import input_evidence, producer_kind, who
+
+
+def evaluate(ev):
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "disk":
+        return None
+    corroborated = (ev.iowait or 0) > 0.05 or (ev.io_pressure or 0) > 0.1 or (ev.disk_busy or 0) > 0.3
+    user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ev.producer_cpu_ratio
+    confidence = step_confidence(ev) * (0.9 if corroborated else 0.75) * (0.7 + 0.3 * clamp(1 - user / 0.4))
+    rate = (ev.producer_disk_rate or 0) / 1e6
+    return Finding("input.disk", ev.wait_share, confidence, input_evidence(ev),
+                   who(ev, f"waiting on disk reads ({rate:.0f} MB/s while producing)"))

@@ -1,0 +1,15 @@
+"""input.latency: waiting for data while neither the CPU nor the disk is busy producing it
+(a remote store, sleeps, locks)."""
+
+from gpuprof.analysis.evidence import INPUT_NOTABLE
+from gpuprof.analysis.rules import Finding, clamp, step_confidence
+from gpuprof.analysis.rules.inputs import input_evidence, producer_kind, who
+
+
+def evaluate(ev):
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "latency":
+        return None
+    confidence = step_confidence(ev) * (0.55 + 0.4 * clamp((0.35 - ev.producer_cpu_ratio) / 0.3))
+    return Finding("input.latency", ev.wait_share, confidence, input_evidence(ev),
+                   who(ev, f"idle while producing ({ev.producer_cpu_ratio:.0%} CPU, little disk): "
+                          "waiting on something slow (a remote store, a lock, a sleep)"))
