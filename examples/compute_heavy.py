@@ -6,7 +6,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 torch.manual_seed(0)
-data = TensorDataset(torch.randn(64 * 40, 512), torch.randint(0, 10, (64 * 40,)))
+data = TensorDataset(torch.randn(64 * 25, 512), torch.randint(0, 10, (64 * 25,)))
 layers = []
 for _ in range(6):
     layers += [nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 512), nn.ReLU()]

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-N, SHAPE = 1024, (1, 64, 128)
+N, SHAPE = 512, (1, 64, 128)
 
 
 def make_file(folder):

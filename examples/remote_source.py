@@ -11,7 +11,7 @@ from torch.utils.data import DataLoader, Dataset
 
 class RemoteStore(Dataset):
     def __len__(self):
-        return 16 * 60
+        return 16 * 40
 
     def __getitem__(self, i):
         time.sleep(0.004)                       # network round trip to the object store

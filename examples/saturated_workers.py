@@ -9,7 +9,7 @@ from torch.utils.data import DataLoader, Dataset
 
 class Heavy(Dataset):
     def __len__(self):
-        return 16 * 48
+        return 16 * 30
 
     def __getitem__(self, i):
         g = torch.Generator().manual_seed(i)

@@ -8,7 +8,7 @@ from torch.utils.data import DataLoader, Dataset
 
 
 class Images(Dataset):
-    def __init__(self, n=48 * 32):
+    def __init__(self, n=48 * 20):
         self.images = torch.randint(0, 256, (n, 3, 32, 32), dtype=torch.uint8,
                                     generator=torch.Generator().manual_seed(0))
 

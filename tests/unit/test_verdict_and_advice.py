@@ -1,0 +1,134 @@
+"""Rules, verdict and advice on plain section dictionaries: the edges of each decision."""
+
+import pytest
+
+from gpuprof.advice.rank import advise
+from gpuprof.analysis.classify import classify
+
+
+def sections(wait=0.8, source="dataloader", workers=0, cpu=0.95, user=None, read_rate=0.0, cores_busy=1.0,
+             cpu_count=2, idle=0.4, gpus=None, copies=None, hdf5=None, measured=50, batch=None, sampler="RandomSampler"):
+    wall = 10.0
+    loader = {"where": "train.py:42", "batch_size": 32, "num_workers": workers, "sampler": sampler,
+              "producer": {"batches": 100, "wall_s": wall, "cpu_s": cpu * wall,
+                           "system_cpu_s": (cpu - (user if user is not None else cpu)) * wall,
+                           "read_bytes": read_rate * wall, "read_chars": read_rate * wall},
+              "batch": batch, "epochs": 1}
+    return {
+        "steps": {"count": measured + 1, "measured": measured, "data_wait_share": wait, "data_wait_source": source,
+                  "window_s": 12.0, "data_wait_cpu_share": cpu if source == "before-first-forward" else None},
+        "dataloaders": [loader] if source == "dataloader" else [],
+        "system": {"cpu_count": cpu_count, "job": {"cores_busy": cores_busy}, "cpu": {"idle": idle, "iowait": 0.0},
+                   "pressure": {"io_some": 0.0, "cpu_some": 0.0}, "disk": {"busy": 0.1}, "gpus": gpus or []},
+        "copies": copies or {"count": 0}, "hdf5": hdf5 or [], "duration_s": 14.0, "probes": True,
+    }
+
+
+def judge(data):
+    result = classify(data)
+    return result["verdict"], [a["id"] for a in advise(result["evidence"], result["verdict"], result["findings"])]
+
+
+def test_cpu_bound_single_process_loader_wants_workers_first():
+    verdict, fixes = judge(sections())
+    assert verdict["bottleneck"] == "input.cpu" and verdict["share"] == pytest.approx(0.8)
+    assert verdict["summary"].startswith("Input-bound: 80% of each step waits on the DataLoader at train.py:42, "
+                                         "whose single process is CPU-bound")
+    assert fixes[0] == "num-workers"
+
+
+def test_no_more_workers_when_every_core_is_busy():
+    verdict, fixes = judge(sections(wait=0.5, workers=2, cpu=0.7, cores_busy=2.0, idle=0.02))
+    assert verdict["bottleneck"] == "input.cpu"
+    assert "num-workers" not in fixes and fixes[0] in ("batch-echoing", "cache-preprocessed", "device-preprocessing")
+
+
+def test_kernel_time_reading_from_disk_is_input_disk():
+    verdict, fixes = judge(sections(cpu=0.9, user=0.1, read_rate=200e6))
+    assert verdict["bottleneck"] == "input.disk"
+    assert "num-workers" in fixes[:2]
+
+
+def test_idle_producers_are_latency_and_want_many_workers():
+    verdict, fixes = judge(sections(wait=0.9, cpu=0.05))
+    assert verdict["bottleneck"] == "input.latency" and fixes[0] == "num-workers"
+
+
+@pytest.mark.parametrize("wait", [0.0, 0.1, 0.29])
+def test_small_waits_are_compute_and_input_fixes_do_not_lead(wait):
+    verdict, fixes = judge(sections(wait=wait))
+    assert verdict["bottleneck"] == "compute"
+    assert not fixes or fixes[0] not in ("num-workers", "uint8-transfer")
+
+
+def test_the_input_threshold_is_inclusive():
+    assert judge(sections(wait=0.30))[0]["bottleneck"] == "input.cpu"
+
+
+def test_handwritten_loops_lead_with_device_side_fixes():
+    verdict, fixes = judge(sections(wait=0.85, source="before-first-forward", cpu=0.97))
+    assert verdict["bottleneck"] == "input.cpu" and "before each forward" in verdict["summary"]
+    assert fixes[0] == "device-preprocessing" and "num-workers" not in fixes
+
+
+def test_hdf5_cache_fix_names_chunks_and_a_cache_size():
+    hdf5 = [{"file": "x.h5", "dataset": "/images", "chunks": [32, 1, 64, 128], "chunk_bytes": 1 << 20,
+             "rdcc_nbytes": 256 * 1024, "rdcc_nslots": 521, "cache_holds_a_chunk": False, "reads": 512,
+             "chunks_touched": 512, "read_amplification": 32.0}]
+    result = classify(sections(wait=0.9, hdf5=hdf5))
+    advice = advise(result["evidence"], result["verdict"], result["findings"])
+    fix = next(a for a in advice if a["id"] == "hdf5-chunk-cache")
+    assert [a["id"] for a in advice].index("hdf5-chunk-cache") < 3
+    assert "rdcc_nbytes=33554432" in fix["snippet"]          # 32 random samples x 1 MiB chunks
+    assert "[32, 1, 64, 128]" in fix["detail"] and "[1, 1, 64, 128]" in fix["detail"]
+    nslots = int(fix["snippet"].split("rdcc_nslots=")[1].split(")")[0])
+    assert nslots >= 3200 and all(nslots % d for d in range(2, int(nslots ** 0.5) + 1))
+
+
+def test_echoing_states_its_effect_on_randomness():
+    result = classify(sections())
+    echo = next(a for a in advise(result["evidence"], result["verdict"]) if a["id"] == "batch-echoing")
+    assert "Randomness" in echo["detail"] and echo["estimated_speedup"] <= 1 / (1 - 0.8) + 1e-9
+
+
+def test_every_estimate_is_bounded_by_removing_the_wait():
+    for wait in (0.35, 0.6, 0.95):
+        result = classify(sections(wait=wait, cpu=0.05))
+        for item in advise(result["evidence"], result["verdict"]):
+            assert 1.0 <= item["estimated_speedup"] <= 1 / (1 - wait) + 1e-6, item
+
+
+def test_uint8_only_when_batches_could_be_uint8():
+    copies = {"count": 100, "bytes": 4e9, "pageable_bytes": 4e9, "seconds": 6.0, "timed": 100}
+    gpus = [{"util_gpu": 0.3, "mem_used_max_bytes": 10e9, "mem_total_bytes": 80e9}]
+    candidate = {"dtype": "float32", "shape": [256, 3, 128, 128], "uint8_candidate": True, "uint8_form": "0..255"}
+    verdict, fixes = judge(sections(wait=0.05, gpus=gpus, copies=copies, batch=candidate))
+    assert verdict["bottleneck"] == "transfer.h2d"
+    assert {"pin-memory", "uint8-transfer"} <= set(fixes[:3])
+    verdict, fixes = judge(sections(wait=0.05, gpus=gpus, copies=copies, batch=dict(candidate, uint8_candidate=False)))
+    assert "uint8-transfer" not in fixes
+
+
+def test_gpu_idle_with_data_ready_is_host_overhead():
+    gpus = [{"util_gpu": 0.2, "mem_used_max_bytes": 5e9, "mem_total_bytes": 80e9}]
+    verdict, fixes = judge(sections(wait=0.02, gpus=gpus))
+    assert verdict["bottleneck"] == "host.overhead" and fixes[0] == "larger-batch"
+
+
+def test_busy_gpu_is_compute_with_device_fixes():
+    gpus = [{"util_gpu": 0.97, "mem_used_max_bytes": 20e9, "mem_total_bytes": 80e9}]
+    verdict, fixes = judge(sections(wait=0.02, gpus=gpus))
+    assert verdict["bottleneck"] == "compute" and fixes[0] == "mixed-precision"
+
+
+def test_without_steps_the_verdict_is_a_labelled_low_confidence_guess():
+    data = sections()
+    data["steps"] = {"count": 0, "data_wait_share": None}
+    verdict, _ = judge(data)
+    assert verdict["basis"] == "sampler" and verdict["confidence"] <= 0.45 and "a guess" in verdict["summary"]
+
+
+def test_few_steps_lower_the_confidence_and_say_so():
+    many, _ = judge(sections(measured=50))
+    few, _ = judge(sections(measured=5))
+    assert few["confidence"] < many["confidence"] and "only 5 steps" in few["summary"]
