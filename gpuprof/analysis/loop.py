@@ -66,6 +66,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
     share = min(data_wait / window, 1.0) if data_wait is not None and window > 0 else None
     batch_size = _batch_size(loaders, process_batches)
     steps_per_second = measured_count / window if window > 0 else None
+    steady = _steady(step_durations)
     return {
         "count": total_steps,
         "measured": measured_count,
@@ -83,7 +84,26 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
         "batch_size": batch_size,
         "steps_per_second": steps_per_second,
         "samples_per_second": steps_per_second * batch_size if steps_per_second and batch_size else None,
+        "steady": steady,
     }
+
+
+STEADY_SKIP = 0.1      # share of the measured steps treated as warm-up for comparisons
+
+
+def _steady(step_durations) -> dict:
+    """The median step time of the steady part: the measured steps less their first 10%
+    (caches, allocators and JIT settle there). `steps` says how many the median rests on."""
+    total_weight = sum(w for _, w in step_durations)
+    skip = int(total_weight * STEADY_SKIP)
+    kept, seen = [], 0
+    for duration, weight in step_durations:
+        if seen >= skip:
+            kept.append((duration, weight))
+        elif seen + weight > skip:
+            kept.append((duration, seen + weight - skip))
+        seen += weight
+    return {"median_step_s": weighted_median(kept), "steps": sum(w for _, w in kept), "skipped": skip}
 
 
 def _expand_marks(boundaries):

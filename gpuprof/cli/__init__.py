@@ -26,7 +26,7 @@ def _root(ctx: typer.Context) -> None:
 
 
 def _register() -> None:
-    from gpuprof.cli import demo, report, run  # noqa: F401  (each module adds its command)
+    from gpuprof.cli import demo, gate, report, run  # noqa: F401  (each module adds its command)
 
 
 def error(message: str) -> None:

@@ -66,6 +66,11 @@ def run(
     gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
     live: Optional[bool] = typer.Option(None, "--live/--no-live", help="Live status line [default: when stderr is a terminal]."),
+    steps: Optional[int] = typer.Option(None, "--steps", metavar="N", help="Stop after N measured steps, as a Ctrl-C would (exit 0)."),
+    warmup_steps: int = typer.Option(0, "--warmup-steps", metavar="K", help="Steps to leave out of the figures (after the first)."),
+    gate_config: Optional[str] = typer.Option(None, "--gate", metavar="FILE", help="Gate the run with the thresholds in FILE (TOML, [tool.gpuprof.gate])."),
+    junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="With --gate: write JUnit XML."),
+    markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="With --gate: write a Markdown summary."),
     command_mode: bool = typer.Option(False, "--command-mode", hidden=True),
 ):
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
@@ -87,20 +92,44 @@ def run(
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
     if json_path is not None:
         check_writable_file(json_path, "--json")
+    if steps is not None and steps < 1:
+        raise UsageProblem(f"--steps must be at least 1, not {steps}")
+    if warmup_steps < 0:
+        raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
+    if (junit or markdown) and not gate_config:
+        raise UsageProblem("--junit and --markdown need --gate FILE")
+    if gate_config is not None:
+        from gpuprof.cli.gate import validate_outputs
+        from gpuprof.gate import config as gate_settings
+        from gpuprof.gate.errors import GateInputError
+        try:
+            gate_settings.load(gate_config)        # a bad gate config is refused before launching
+        except GateInputError as exc:
+            raise UsageProblem(str(exc))
+        validate_outputs((junit, "--junit"), (markdown, "--markdown"))
     show_live = (sys.stderr.isatty() if live is None else live) and not quiet
     status_line = None
     if show_live:
         from gpuprof.cli.live import LiveStatus
         status_line = LiveStatus()
-    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live)
+    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
+                         max_steps=steps, warmup_steps=warmup_steps)
     session = RunSession(command, options, status_line=status_line)
     session.prepare()
     outcome = session.execute()
     if status_line is not None:
         status_line.clear()
     with quiet_signals():
-        finish(session.run_dir, json_path, quiet)
-    return outcome.exit_status
+        report = finish(session.run_dir, json_path, quiet)
+        status = report["exit_code"] if report is not None else outcome.exit_status
+        if gate_config is not None:
+            if report is None:
+                return status or 2
+            from gpuprof.cli.gate import run_gate
+            gate_status = run_gate(os.path.join(session.run_dir, "report.json"), report=report,
+                                   config=gate_config, junit=junit, markdown=markdown)
+            return status or gate_status       # the program's own failure wins
+    return status
 
 
 def check_writable_file(path: str, option: str) -> None:
@@ -113,19 +142,20 @@ def check_writable_file(path: str, option: str) -> None:
         raise UsageProblem(f"cannot write {option} {path}: permission denied")
 
 
-def finish(run_dir: str, json_path, quiet: bool) -> None:
+def finish(run_dir: str, json_path, quiet: bool):
     """Build, save and show the report; a failure here is stated, never raised over the exit status."""
     from gpuprof.cli.report import build_and_save, show
     try:
         report = build_and_save(run_dir, json_path)
     except Exception as exc:  # the job's exit status must survive any reporting bug
         error(f"could not build the report for {run_dir}: {exc.__class__.__name__}: {exc}")
-        return
+        return None
     if not quiet:
         try:
             show(report)
         except Exception as exc:
             error(f"could not show the report (it is saved in {run_dir}): {exc}")
+    return report
 
 
 class quiet_signals:

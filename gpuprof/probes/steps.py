@@ -6,6 +6,7 @@ and removes itself on its first call, so the model runs hook-free the rest of th
 
 import os
 import signal
+import threading
 import time
 
 from gpuprof.probes import boot, dataloader
@@ -92,14 +93,20 @@ def _check_step_limit() -> None:
     limit = config.get("max_steps")
     if not limit or _state["stopping"]:
         return
-    if _state["count"] >= int(limit) + int(config.get("warmup_steps") or 0):
+    # The first step (start-up) and the warm-up steps are not measured: stop after N measured ones.
+    if _state["count"] >= int(limit) + int(config.get("warmup_steps") or 0) + 1:
         _state["stopping"] = True
-        boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": _state["count"]})
+        boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(limit), "total": _state["count"]})
         _flush()
-        writer = boot.writer()
-        if writer is not None:
-            writer.flush()
-        os.kill(os.getpid(), signal.SIGINT)
+        boot.flush()
+        # Sent from another thread, the SIGINT interrupts the program wherever it is, as a Ctrl-C
+        # would, instead of raising KeyboardInterrupt inside this hook.
+        threading.Thread(target=_interrupt, args=(os.getpid(),), name="gpuprof-steps", daemon=True).start()
+
+
+def _interrupt(pid: int) -> None:
+    time.sleep(0.01)        # let the hook return first
+    os.kill(pid, signal.SIGINT)
 
 
 def _flush() -> None:

@@ -23,6 +23,21 @@ def exit_description(meta: dict) -> str:
     return f"exited with status {code}"
 
 
+def program_identity(meta: dict) -> dict:
+    """What the gate compares runs by: the script (its file name), the module, or the launcher's script."""
+    import os
+    kind = meta.get("kind")
+    target = meta.get("target") or ""
+    if kind == "script":
+        name = os.path.basename(os.path.normpath(target))
+    elif kind == "module":
+        name = target
+    else:
+        scripts = [a for a in meta.get("command") or [] if a.endswith(".py")]
+        name = os.path.basename(scripts[0]) if scripts else os.path.basename(target)
+    return {"kind": kind, "name": name}
+
+
 def build_report(record: dict, run_dir: str = None) -> dict:
     meta = record.get("meta", {})
     system = summarize_system(record.get("system", {}))
@@ -43,6 +58,13 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     if not processes and meta.get("kind") != "command":
         notes.append("no Python process of the job registered: probes did not run (python -I or -E?)")
+    stopped = events_of_kind(groups, "step_limit")
+    exit_code = meta.get("exit_code")
+    outcome = exit_description(meta)
+    if stopped and meta.get("signal") == "SIGINT":
+        # gpuprof itself ended the program after --steps: a planned stop, not a failure.
+        exit_code = 0
+        outcome = f"stopped by gpuprof after {stopped[0].get('steps')} measured steps (--steps), as a Ctrl-C would"
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"),
                     probes=(meta.get("settings") or {}).get("probes", True))
     judged = classify(sections)
@@ -54,10 +76,12 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "command": meta.get("command", []),
         "started_at": meta.get("started_at"),
         "duration_s": meta.get("duration_s"),
-        "exit_code": meta.get("exit_code"),
+        "exit_code": exit_code,
+        "program": program_identity(meta),
+        "stopped_after_steps": stopped[0].get("steps") if stopped else None,
         "signal": meta.get("signal"),
         "interrupted": bool(meta.get("interrupted")),
-        "outcome": exit_description(meta),
+        "outcome": outcome,
         "verdict": judged["verdict"],
         "findings": judged["findings"],
         "advice": advice,

@@ -1,0 +1,95 @@
+"""`gpuprof gate REPORT`: pass or fail a saved run against thresholds and a baseline (exit 0/1/2)."""
+
+import os
+from typing import Optional
+
+import typer
+
+from gpuprof.cli import app
+from gpuprof.launch.errors import UsageProblem
+
+FLAG_HELP = {
+    "max_data_wait": "Fail when the data-wait share of step time is above F (0..1).",
+    "min_samples_per_second": "Fail when throughput is below F samples/s.",
+    "min_gpu_util": "Fail when mean GPU utilisation is below F (0..1).",
+    "max_regression": "Fail when the steady median step time is more than F slower than the baseline's (0.15 = 15%).",
+}
+
+
+def run_gate(report_path: str, report: dict = None, baseline_path=None, config=None, flags=None,
+             junit=None, markdown=None, force=False, cwd=".") -> int:
+    """Load, decide, write the outputs, show the table; returns 0 (pass) or 1 (fail).
+    Bad input raises UsageProblem (exit 2)."""
+    from gpuprof.gate import config as gate_config
+    from gpuprof.gate.decide import decide
+    from gpuprof.gate.errors import GateInputError
+    from gpuprof.gate.load import load_report
+    from gpuprof.gate.output import junit_xml, markdown as markdown_text
+    from gpuprof.record.atomic import write_text_atomic
+
+    try:
+        file_values, source = gate_config.load(config, cwd)
+        thresholds = gate_config.merge(file_values, flags or {})
+        baseline_path = baseline_path or thresholds.pop("baseline", None)
+        thresholds.pop("baseline", None)
+        if not thresholds:
+            raise GateInputError("no thresholds: give --max-data-wait, --min-samples-per-second, --min-gpu-util "
+                                 "or --max-regression, or set them in [tool.gpuprof.gate]")
+        if report is None:
+            report = load_report(report_path)
+        baseline = load_report(baseline_path) if baseline_path else None
+        result = decide(report, thresholds, baseline, force)
+    except GateInputError as exc:
+        raise UsageProblem(str(exc))
+    if junit:
+        write_text_atomic(junit, junit_xml(result, report_path))
+    if markdown:
+        write_text_atomic(markdown, markdown_text(result, report))
+    show_table(result, source)
+    return 0 if result.passed else 1
+
+
+def show_table(result, source) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from gpuprof.gate.output import fmt, limit_text
+
+    style = {"pass": "green", "fail": "bold red", "missing": "bold red", "skipped": "yellow"}
+    table = Table(title="gpuprof gate" + (f" ({os.path.relpath(source)})" if source else ""), title_justify="left")
+    for column in ("threshold", "measured", "limit", "result", "detail"):
+        table.add_column(column)
+    for check in result.checks:
+        table.add_row(check.name, fmt(check.measured, check.name), limit_text(check),
+                      f"[{style[check.status]}]{check.status}[/]", check.detail)
+    console = Console(stderr=True, highlight=False)
+    console.print(table)
+    console.print("[green]gate passed[/]" if result.passed else f"[bold red]gate failed[/]  {result.summary}")
+
+
+def validate_outputs(*pairs) -> None:
+    from gpuprof.cli.run import check_writable_file
+    for path, option in pairs:
+        if path is not None:
+            check_writable_file(path, option)
+
+
+@app.command()
+def gate(
+    report: str = typer.Argument(..., metavar="REPORT", help="A report JSON or a run folder."),
+    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="REPORT", help="Compare step time with this run."),
+    config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="TOML with [tool.gpuprof.gate] (default: pyproject.toml from the cwd upward)."),
+    max_data_wait: Optional[float] = typer.Option(None, "--max-data-wait", metavar="F", help=FLAG_HELP["max_data_wait"]),
+    min_samples_per_second: Optional[float] = typer.Option(None, "--min-samples-per-second", metavar="F", help=FLAG_HELP["min_samples_per_second"]),
+    min_gpu_util: Optional[float] = typer.Option(None, "--min-gpu-util", metavar="F", help=FLAG_HELP["min_gpu_util"]),
+    max_regression: Optional[float] = typer.Option(None, "--max-regression", metavar="F", help=FLAG_HELP["max_regression"]),
+    junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="Write JUnit XML, one testcase per threshold."),
+    markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary."),
+    force: bool = typer.Option(False, "--force", help="Compare with a baseline of another program or batch size."),
+):
+    """Check a run against thresholds: exit 0 when all hold, 1 when any fails, 2 on bad input."""
+    validate_outputs((junit, "--junit"), (markdown, "--markdown"))
+    flags = {"max_data_wait": max_data_wait, "min_samples_per_second": min_samples_per_second,
+             "min_gpu_util": min_gpu_util, "max_regression": max_regression}
+    return run_gate(report, baseline_path=baseline, config=config, flags=flags, junit=junit,
+                    markdown=markdown, force=force)

@@ -1,0 +1,1 @@
+"""The CI performance gate: pure threshold and baseline decisions over saved reports."""

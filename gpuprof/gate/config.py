@@ -1,0 +1,94 @@
+"""Gate thresholds from `[tool.gpuprof.gate]`: in the TOML given with --config, or else in the
+nearest pyproject.toml from the cwd upward. Command-line flags override the file."""
+
+import os
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+from gpuprof.gate.errors import GateInputError
+
+KEYS = {
+    "max_data_wait": float,
+    "min_samples_per_second": float,
+    "min_gpu_util": float,
+    "max_regression": float,
+    "baseline": str,
+}
+
+
+def find_pyproject(start: str):
+    folder = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _read_toml(path: str) -> dict:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise GateInputError(f"config file not found: {path}")
+    except OSError as exc:
+        raise GateInputError(f"cannot read config {path}: {exc.strerror or exc}")
+    except tomllib.TOMLDecodeError as exc:
+        raise GateInputError(f"{path} is not valid TOML: {exc}")
+
+
+def gate_table(data: dict, path: str, explicit: bool) -> dict:
+    """`[tool.gpuprof.gate]`; in a file given with --config, a top-level `[gate]` table too."""
+    table = data.get("tool", {}).get("gpuprof", {}).get("gate")
+    if table is None and explicit:
+        table = data.get("gate")
+    if table is None:
+        return {}
+    if not isinstance(table, dict):
+        raise GateInputError(f"{path}: [tool.gpuprof.gate] must be a table")
+    return table
+
+
+def validate(table: dict, path: str) -> dict:
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise GateInputError(f"{path}: unknown gate key{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(unknown)} (known: {', '.join(KEYS)})")
+    out = {}
+    for key, value in table.items():
+        kind = KEYS[key]
+        if kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise GateInputError(f"{path}: {key} must be a number, not {value!r}")
+            value = float(value)
+            if value < 0:
+                raise GateInputError(f"{path}: {key} must not be negative")
+        elif not isinstance(value, str):
+            raise GateInputError(f"{path}: {key} must be a string")
+        elif key == "baseline" and not os.path.isabs(value):
+            value = os.path.join(os.path.dirname(os.path.abspath(path)), value)
+        out[key] = value
+    return out
+
+
+def load(config_path=None, cwd: str = ".") -> tuple:
+    """(thresholds, the file they came from or None)."""
+    if config_path is not None:
+        return validate(gate_table(_read_toml(config_path), config_path, True), config_path), config_path
+    pyproject = find_pyproject(cwd)
+    if pyproject is None:
+        return {}, None
+    return validate(gate_table(_read_toml(pyproject), pyproject, False), pyproject), pyproject
+
+
+def merge(file_values: dict, flags: dict) -> dict:
+    """Flags given on the command line win over the file."""
+    merged = dict(file_values)
+    merged.update({k: v for k, v in flags.items() if v is not None})
+    return merged

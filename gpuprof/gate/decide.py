@@ -1,0 +1,105 @@
+"""The gate decision: a pure function from reports and thresholds to pass or fail.
+
+Limits are inclusive: a measured value equal to its limit passes. A threshold whose measure is
+missing from the report fails (a gate that cannot check must not pass quietly); a regression
+threshold without a baseline is skipped and says so."""
+
+from dataclasses import dataclass, field
+
+from gpuprof.gate.errors import GateInputError
+
+PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
+
+
+@dataclass
+class Check:
+    name: str
+    label: str
+    measured: float = None
+    limit: float = None
+    status: str = PASS
+    detail: str = ""
+
+
+@dataclass
+class GateResult:
+    checks: list = field(default_factory=list)
+    summary: str = ""            # the report's verdict, for failure messages
+
+    @property
+    def passed(self) -> bool:
+        return all(c.status in (PASS, SKIPPED) for c in self.checks)
+
+
+def gpu_util(report: dict):
+    gpus = (report.get("system") or {}).get("gpus") or []
+    used = [g for g in gpus if g.get("job_memory_bytes")] or gpus
+    values = [g["util_gpu"] for g in used if g.get("util_gpu") is not None]
+    return sum(values) / len(values) if values else None
+
+
+def program_of(report: dict) -> str:
+    program = report.get("program") or {}
+    return program.get("name") or " ".join(report.get("command") or [])
+
+
+def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = False) -> GateResult:
+    steps = report.get("steps") or {}
+    result = GateResult(summary=(report.get("verdict") or {}).get("summary", ""))
+    if "max_data_wait" in thresholds:
+        result.checks.append(_at_most("max_data_wait", "data wait share of step time",
+                                      steps.get("data_wait_share"), thresholds["max_data_wait"],
+                                      f"over {steps.get('measured', 0)} steps"))
+    if "min_samples_per_second" in thresholds:
+        result.checks.append(_at_least("min_samples_per_second", "samples per second",
+                                       steps.get("samples_per_second"), thresholds["min_samples_per_second"],
+                                       f"over {steps.get('measured', 0)} steps"))
+    if "min_gpu_util" in thresholds:
+        status = (report.get("system") or {}).get("gpu_status") or {}
+        result.checks.append(_at_least("min_gpu_util", "GPU utilisation", gpu_util(report),
+                                       thresholds["min_gpu_util"], status.get("reason") or ""))
+    if "max_regression" in thresholds:
+        result.checks.append(_regression(report, baseline, thresholds["max_regression"], force))
+    return result
+
+
+def _at_most(name, label, measured, limit, detail) -> Check:
+    if measured is None:
+        return Check(name, label, None, limit, MISSING, f"not measured {detail}".strip())
+    return Check(name, label, measured, limit, PASS if measured <= limit else FAIL, detail)
+
+
+def _at_least(name, label, measured, limit, detail) -> Check:
+    if measured is None:
+        return Check(name, label, None, limit, MISSING, ("not measured: " + detail) if detail else "not measured")
+    return Check(name, label, measured, limit, PASS if measured >= limit else FAIL, detail)
+
+
+def comparable(report: dict, baseline: dict) -> None:
+    """Refuse to compare different programs or batch sizes (GateInputError)."""
+    mine, theirs = program_of(report), program_of(baseline)
+    if mine != theirs:
+        raise GateInputError(f"the baseline is a run of a different program ({theirs!r}, this is {mine!r}); "
+                             "use --force to compare anyway")
+    size, base_size = (report.get("steps") or {}).get("batch_size"), (baseline.get("steps") or {}).get("batch_size")
+    if size != base_size:
+        raise GateInputError(f"the baseline used batch size {base_size}, this run {size}; use --force to compare anyway")
+
+
+def _regression(report, baseline, limit, force) -> Check:
+    label = "step time change vs baseline"
+    if baseline is None:
+        return Check("max_regression", label, None, limit, SKIPPED, "no baseline given")
+    if not force:
+        comparable(report, baseline)
+    now = (report.get("steps") or {}).get("steady") or {}
+    before = (baseline.get("steps") or {}).get("steady") or {}
+    if not now.get("median_step_s") or not before.get("median_step_s"):
+        return Check("max_regression", label, None, limit, MISSING, "a median step time is missing")
+    change = now["median_step_s"] / before["median_step_s"] - 1.0
+    detail = (f"median step {now['median_step_s'] * 1e3:.2f} ms over {now.get('steps')} steady steps vs "
+              f"{before['median_step_s'] * 1e3:.2f} ms over {before.get('steps')}")
+    rate, base_rate = (report.get("steps") or {}).get("samples_per_second"), (baseline.get("steps") or {}).get("samples_per_second")
+    if rate and base_rate:
+        detail += f"; samples/s {rate:.1f} vs {base_rate:.1f} ({rate / base_rate - 1:+.1%})"
+    return Check("max_regression", label, change, limit, PASS if change <= limit else FAIL, detail)

@@ -1,0 +1,5 @@
+"""Bad gate input: an unreadable or foreign report, a bad config, incomparable runs (exit 2)."""
+
+
+class GateInputError(Exception):
+    pass

@@ -1,0 +1,86 @@
+"""The gate on real runs: exit codes, JUnit, TOML configuration, baselines, bad input."""
+
+import os
+
+import pytest
+
+from tests.conftest import PROGRAMS, ROOT
+from tests.integration.helpers import gpuprof, load_json
+
+pytest.importorskip("torch")
+pytestmark = pytest.mark.torch
+
+
+def profiled(tmp_path, name, *args):
+    out = tmp_path / name
+    got = gpuprof("run", "-q", "--out", str(out), *args, cwd=tmp_path, timeout=300)
+    assert got.returncode == 0, got.stderr
+    return out
+
+
+def test_a_starved_run_fails_and_a_tuned_run_passes(tmp_path):
+    starved = profiled(tmp_path, "starved", os.path.join(ROOT, "examples", "cpu_starved.py"))
+    junit = tmp_path / "gate.xml"
+    got = gpuprof("gate", str(starved), "--max-data-wait", "0.2", "--junit", str(junit), cwd=tmp_path)
+    assert got.returncode == 1 and "max_data_wait" in got.stderr
+    xml = junit.read_text()
+    assert "<failure" in xml and "Input-bound" in xml
+    tuned = profiled(tmp_path, "tuned", os.path.join(ROOT, "examples", "tuned.py"))
+    assert gpuprof("gate", str(tuned / "report.json"), "--max-data-wait", "0.3", cwd=tmp_path).returncode == 0
+    (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
+    assert gpuprof("gate", str(starved), cwd=tmp_path).returncode == 1
+    assert gpuprof("gate", str(tuned), cwd=tmp_path).returncode == 0
+
+
+def test_a_slower_run_fails_the_regression_check_and_a_run_passes_against_itself(tmp_path):
+    script = os.path.join(PROGRAMS, "paced_steps.py")
+    base = profiled(tmp_path, "base", script, "20")
+    slow = profiled(tmp_path, "slow", script, "28")
+    got = gpuprof("gate", str(slow), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path)
+    assert got.returncode == 1, got.stderr
+    assert gpuprof("gate", str(base), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path).returncode == 0
+    other = profiled(tmp_path, "other", os.path.join(ROOT, "examples", "compute_heavy.py"))
+    refused = gpuprof("gate", str(other), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path)
+    assert refused.returncode == 2 and "different program" in refused.stderr
+
+
+def test_run_with_gate_and_a_step_window(tmp_path):
+    gate_file = tmp_path / "gate.toml"
+    gate_file.write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--steps", "15", "--warmup-steps", "2",
+                  "--gate", str(gate_file), "--junit", str(tmp_path / "j.xml"),
+                  os.path.join(ROOT, "examples", "cpu_starved.py"), cwd=tmp_path, timeout=300)
+    assert got.returncode == 1                      # the program was stopped politely; the gate failed
+    report = load_json(tmp_path / "run" / "report.json")
+    assert report["stopped_after_steps"] == 15 and report["steps"]["measured"] == 15
+    assert "KeyboardInterrupt" in got.stderr and "<failure" in (tmp_path / "j.xml").read_text()
+
+
+def test_the_programs_failure_wins_over_the_gate(tmp_path):
+    gate_file = tmp_path / "gate.toml"
+    gate_file.write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.99\n")
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--gate", str(gate_file),
+                  os.path.join(PROGRAMS, "crash.py"), cwd=tmp_path)
+    assert got.returncode == 1 and "boom" in got.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON"),
+    ('{"hello": 1}', "not a gpuprof report"),
+    ('{"format": "gpuprof.report/99"}', "gpuprof.report/99"),
+])
+def test_bad_reports_exit_2_without_a_traceback(tmp_path, content, message):
+    path = tmp_path / "r.json"
+    path.write_text(content)
+    got = gpuprof("gate", str(path), "--max-data-wait", "0.2", cwd=tmp_path)
+    assert got.returncode == 2 and message in got.stderr and "Traceback" not in got.stderr
+    assert got.stderr.count("\n") == 1
+
+
+def test_gate_usage_errors(tmp_path):
+    missing = gpuprof("gate", str(tmp_path / "nope.json"), "--max-data-wait", "0.2", cwd=tmp_path)
+    assert missing.returncode == 2 and "no such report" in missing.stderr
+    bad_config = tmp_path / "bad.toml"
+    bad_config.write_text("[tool.gpuprof.gate]\nmax_wait = 1\n")
+    got = gpuprof("run", "--gate", str(bad_config), os.path.join(PROGRAMS, "busy.py"), cwd=tmp_path)
+    assert got.returncode == 2 and "max_wait" in got.stderr and not (tmp_path / "gpuprof-runs").exists()

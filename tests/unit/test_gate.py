@@ -1,0 +1,90 @@
+"""The gate decision and its configuration, on plain data: edges included."""
+
+import pytest
+
+from gpuprof.gate import config
+from gpuprof.gate.decide import FAIL, MISSING, PASS, SKIPPED, decide
+from gpuprof.gate.errors import GateInputError
+from gpuprof.gate.output import junit_xml, markdown
+
+
+def report(wait=0.5, sps=100.0, median=0.010, batch=32, name="train.py", util=None):
+    gpus = [] if util is None else [{"util_gpu": util}]
+    return {"format": "gpuprof.report/1", "command": ["python", name], "program": {"kind": "script", "name": name},
+            "steps": {"data_wait_share": wait, "samples_per_second": sps, "measured": 50, "batch_size": batch,
+                      "steady": {"median_step_s": median, "steps": 45}},
+            "system": {"gpus": gpus, "gpu_status": {"reason": None if gpus else "no GPU"}},
+            "verdict": {"summary": "Input-bound: 50% of each step waits."}, "advice": []}
+
+
+def statuses(result):
+    return {c.name: c.status for c in result.checks}
+
+
+@pytest.mark.parametrize("wait, expected", [(0.2, PASS), (0.2000001, FAIL), (0.0, PASS)])
+def test_max_data_wait_is_inclusive(wait, expected):
+    assert statuses(decide(report(wait=wait), {"max_data_wait": 0.2})) == {"max_data_wait": expected}
+
+
+def test_minimums_are_inclusive_and_missing_metrics_fail():
+    result = decide(report(sps=100.0), {"min_samples_per_second": 100.0, "min_gpu_util": 0.5})
+    assert statuses(result) == {"min_samples_per_second": PASS, "min_gpu_util": MISSING}
+    assert not result.passed
+    assert "no GPU" in result.checks[1].detail
+
+
+def test_regression_against_a_baseline():
+    slower = report(median=0.014)
+    assert statuses(decide(slower, {"max_regression": 0.15}, report(median=0.010))) == {"max_regression": FAIL}
+    assert statuses(decide(report(median=0.0115), {"max_regression": 0.15}, report(median=0.010))) == {"max_regression": PASS}
+    same = decide(report(), {"max_regression": 0.15}, report())
+    assert same.passed and "45 steady steps" in same.checks[0].detail
+
+
+def test_regression_without_baseline_is_skipped():
+    result = decide(report(), {"max_regression": 0.1})
+    assert statuses(result) == {"max_regression": SKIPPED} and result.passed
+
+
+def test_different_programs_or_batch_sizes_are_refused_unless_forced():
+    with pytest.raises(GateInputError, match="different program"):
+        decide(report(), {"max_regression": 0.1}, report(name="other.py"))
+    with pytest.raises(GateInputError, match="batch size"):
+        decide(report(), {"max_regression": 0.1}, report(batch=64))
+    assert decide(report(), {"max_regression": 0.1}, report(batch=64), force=True).passed
+
+
+def test_junit_has_one_testcase_per_threshold_and_failures_carry_the_numbers():
+    result = decide(report(wait=0.6), {"max_data_wait": 0.2, "min_samples_per_second": 10, "max_regression": 0.1})
+    xml = junit_xml(result, "run/report.json")
+    assert xml.count("<testcase ") == 3 and xml.count("<failure ") == 1 and "<skipped " in xml
+    assert "measured 60.0%" in xml and "Input-bound" in xml
+    assert "gate: FAILED" in markdown(result, report(wait=0.6))
+
+
+def test_config_from_pyproject_found_upward(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.25\nbaseline = 'base.json'\n")
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    values, source = config.load(None, str(nested))
+    assert values == {"max_data_wait": 0.25, "baseline": str(tmp_path / "base.json")}
+    assert source == str(tmp_path / "pyproject.toml")
+    assert config.merge(values, {"max_data_wait": 0.1, "min_gpu_util": None})["max_data_wait"] == 0.1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[tool.gpuprof.gate]\nmax_data_wiat = 0.2\nspeed = 1\n", "unknown gate keys max_data_wiat, speed"),
+    ("[tool.gpuprof.gate]\nmax_data_wait = 'high'\n", "must be a number"),
+    ("[tool.gpuprof.gate\n", "not valid TOML"),
+])
+def test_bad_config_names_the_problem(tmp_path, text, message):
+    path = tmp_path / "gate.toml"
+    path.write_text(text)
+    with pytest.raises(GateInputError, match=message):
+        config.load(str(path))
+
+
+def test_a_plain_gate_table_is_accepted_in_an_explicit_config(tmp_path):
+    path = tmp_path / "gpuprof.toml"
+    path.write_text("[gate]\nmin_samples_per_second = 50\n")
+    assert config.load(str(path))[0] == {"min_samples_per_second": 50.0}
