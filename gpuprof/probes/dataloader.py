@@ -166,29 +166,33 @@ def _on_batch(loader_id, data, wait, torch) -> None:
 def _patch_fetch(cls, torch) -> None:
     original = cls.fetch
     get_worker_info = torch.utils.data.get_worker_info
+    worker = {"pid": None, "info": None}
 
     def fetch(self, possibly_batched_index):
         # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
         # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
-        before = _thread_cpu()
+        before = _getrusage(_RUSAGE_THREAD)
         start = time.perf_counter()
         data = original(self, possibly_batched_index)
         end = time.perf_counter()
-        wall = end - start
-        after = _thread_cpu()
-        user = after[0] - before[0]
-        system = after[1] - before[1]
+        after = _getrusage(_RUSAGE_THREAD)
         try:
+            user = after.ru_utime - before.ru_utime
+            system = after.ru_stime - before.ru_stime
             read_bytes, read_chars = _thread_io_delta(end)
-            info = get_worker_info()
-            worker = info.id if info is not None else None
+            pid = os.getpid()
+            if worker["pid"] != pid:          # a process is a worker or not for its whole life
+                worker["pid"], worker["info"] = pid, get_worker_info()
+            info = worker["info"]
+            worker_id = info.id if info is not None else None
             loader_id = _state["active"] if info is None else _state["starting"]
-            key = (loader_id, worker)
+            key = (loader_id, worker_id)
             stream = _producers.get(key)
             if stream is None:
-                stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker,
+                stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker_id,
                                                            "ds": type(self.dataset).__qualname__})
-            stream.add(time.monotonic(), wall=wall, cpu=user + system, sys=system, rb=read_bytes, rc=read_chars)
+            stream.add(time.monotonic(), wall=end - start, cpu=user + system, sys=system, rb=read_bytes,
+                       rc=read_chars)
             if info is not None:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
@@ -201,17 +205,11 @@ def _patch_fetch(cls, torch) -> None:
     cls.fetch = fetch
 
 
-def _thread_cpu():
-    """(user, system) CPU seconds of the calling thread."""
-    usage = _getrusage(_RUSAGE_THREAD)
-    return usage.ru_utime, usage.ru_stime
-
-
 try:
     import resource as _resource
     _getrusage = _resource.getrusage
     _RUSAGE_THREAD = _resource.RUSAGE_THREAD
-except (ImportError, AttributeError):  # not Linux: no per-thread split, thread CPU as user time
+except (ImportError, AttributeError):  # not Linux: no per-thread split, thread CPU counted as user
     _RUSAGE_THREAD = None
 
     def _getrusage(_who):
