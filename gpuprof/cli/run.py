@@ -114,7 +114,7 @@ def run(
         status_line = LiveStatus()
     options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
                          max_steps=steps, warmup_steps=warmup_steps)
-    session = RunSession(command, options, status_line=status_line)
+    session = RunSession(command, options, status_line=status_line, preload=lambda: preload_report(quiet))
     session.prepare()
     outcome = session.execute()
     if status_line is not None:
@@ -130,6 +130,14 @@ def run(
                                    config=gate_config, junit=junit, markdown=markdown)
             return status or gate_status       # the program's own failure wins
     return status
+
+
+def preload_report(quiet: bool) -> None:
+    """Import what building and showing the report needs, while the program runs."""
+    import gpuprof.cli.report  # noqa: F401
+    import gpuprof.reporting.build  # noqa: F401
+    if not quiet:
+        import gpuprof.render.console  # noqa: F401
 
 
 def check_writable_file(path: str, option: str) -> None:

@@ -5,6 +5,7 @@ import os
 import platform
 import resource
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -15,10 +16,11 @@ from gpuprof.launch.supervisor import Supervisor
 from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.redact import redact_argv
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
-from gpuprof.samplers.nvml import NvmlSampler, load_nvml
-from gpuprof.samplers.periodic import Periodic
-from gpuprof.samplers.procfs import default_source
-from gpuprof.samplers.system import SystemSampler
+
+
+def load_nvml():
+    from gpuprof.samplers.nvml import load_nvml as load
+    return load()
 
 
 @dataclass
@@ -34,7 +36,10 @@ class RunOptions:
 
 class RunSession:
     def __init__(self, command, options: RunOptions, nvml_loader=load_nvml, clock=time.monotonic,
-                 status_line=None):
+                 status_line=None, preload=None):
+        """`preload()` runs on a thread while the child runs: the report's imports, done early,
+        make the wait after the program ends shorter."""
+        self.preload = preload
         self.command = command
         self.options = options
         self.nvml_loader = nvml_loader
@@ -78,6 +83,12 @@ class RunSession:
 
     # -- samplers ------------------------------------------------------------------------------
     def _start_samplers(self, pid: int) -> None:
+        # Imported once the child runs: the program starts without waiting for them.
+        from gpuprof.samplers.nvml import NvmlSampler
+        from gpuprof.samplers.periodic import Periodic
+        from gpuprof.samplers.procfs import default_source
+        from gpuprof.samplers.system import SystemSampler
+
         self.system = SystemSampler(default_source(pid), self.clock)
         system_loop = Periodic(self.system.tick, self.options.interval, "gpuprof-system", self.clock)
         self._threads.append(system_loop)
@@ -90,6 +101,8 @@ class RunSession:
             self._threads.append(gpu_loop)
         for loop in self._threads:
             loop.start()
+        if self.preload is not None:
+            threading.Thread(target=self.preload, name="gpuprof-preload", daemon=True).start()
 
     def _job_pids(self):
         return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
@@ -106,7 +119,7 @@ class RunSession:
 
     # -- the record -----------------------------------------------------------------------------
     def _save(self, outcome, wall_start: float) -> None:
-        loops = {loop.tick.__self__.__class__.__name__: loop for loop in self._threads}
+        loops = {type(loop.tick.__self__).__name__: loop for loop in self._threads}
         system = self.system.to_dict(self.options.interval) if self.system else {"columns": {}}
         system_loop = loops.get("SystemSampler")
         system["late_ticks"] = system_loop.late_ticks if system_loop else 0
