@@ -178,16 +178,17 @@ def gpu_table(report: dict):
     gpus = system.get("gpus", [])
     if not gpus:
         return Text(f"\nGPU: {status.get('reason') or 'no GPU figures'}", style="dim")
-    table = Table(title="\nGPU", title_justify="left", box=None, padding=(0, 2))
-    for name in ("gpu", "name", "util", "mem util", "memory", "PCIe rx/tx", "SM clock", "clock events"):
-        table.add_column(name)
+    table = Table(title="\nGPU", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
     for gpu in gpus:
-        events = ", ".join(k for k in gpu.get("clock_events", {}) if k != "gpu_idle") or "-"
-        table.add_row(str(gpu.get("index")), gpu.get("name") or "", pct(gpu.get("util_gpu")),
-                      pct(gpu.get("util_memory")),
-                      f"{size(gpu.get('mem_used_max_bytes'))} / {size(gpu.get('mem_total_bytes'))}",
-                      f"{rate(gpu.get('pcie_rx_mb_s'))} / {rate(gpu.get('pcie_tx_mb_s'))}",
-                      "n/a" if gpu.get("sm_clock_mhz") is None else f"{gpu['sm_clock_mhz']:.0f} MHz", events)
+        events = ", ".join(k for k in gpu.get("clock_events", {}) if k != "gpu_idle") or "none"
+        clock = "n/a" if gpu.get("sm_clock_mhz") is None else f"{gpu['sm_clock_mhz']:.0f} MHz"
+        table.add_row(f"{gpu.get('index')} {gpu.get('name') or ''}",
+                      f"busy {pct(gpu.get('util_gpu'))}, memory busy {pct(gpu.get('util_memory'))}; "
+                      f"memory {size(gpu.get('mem_used_max_bytes'))} of {size(gpu.get('mem_total_bytes'))}; "
+                      f"PCIe in {rate(gpu.get('pcie_rx_mb_s'))}, out {rate(gpu.get('pcie_tx_mb_s'))}; "
+                      f"SM clock {clock}; clock events: {events}")
     if status.get("reason"):
         return Group(table, Text(status["reason"], style="dim"))
     return table

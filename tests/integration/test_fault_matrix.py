@@ -1,0 +1,138 @@
+"""The reliability matrix (../shared/reliability.md) with plain `python` as the oracle."""
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from tests.conftest import FAKE_NVML_DIR, PROGRAMS
+from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
+
+EXITS = os.path.join(PROGRAMS, "exits.py")
+
+
+@pytest.mark.parametrize("how, status", [("exit17", 17), ("exit_none", 0), ("exit_msg", 1), ("os_exit3", 3),
+                                         ("keyboard", 130), ("syntax", 1)])
+def test_every_way_of_leaving_keeps_status_and_stderr(tmp_path, how, status):
+    expected = plain(EXITS, how, cwd=tmp_path)
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), EXITS, how, cwd=tmp_path)
+    # Plain python dies of SIGINT on an uncaught KeyboardInterrupt; gpuprof reports 128+N, as a shell would.
+    shell_status = 128 - expected.returncode if expected.returncode < 0 else expected.returncode
+    assert shell_status == got.returncode == status
+    assert got.stdout == expected.stdout and got.stderr == expected.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    assert report["exit_code"] == status
+
+
+def test_stdout_and_stderr_keep_their_bytes_and_order(tmp_path):
+    script = os.path.join(PROGRAMS, "interleave.py")
+    merged = dict(stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path, timeout=60)
+    expected = subprocess.run([sys.executable, script], **merged).stdout
+    got = subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", str(tmp_path / "run"), script],
+                         env=env_with_source(), **merged).stdout
+    assert got == expected and b"\xff\xfe" in got
+
+
+def test_memory_error_under_rlimit_as_gives_status_1_and_a_report(tmp_path):
+    script = os.path.join(PROGRAMS, "memory_error.py")
+    expected = plain(script, cwd=tmp_path)
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, cwd=tmp_path)
+    assert expected.returncode == got.returncode == 1 and "MemoryError" in got.stderr
+    assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
+
+
+@pytest.mark.parametrize("mode, words", [("missing", "not importable"), ("init_fail", "version mismatch"),
+                                         ("midrun_fail", "GPU is lost")])
+def test_nvml_trouble_leaves_the_job_alone_and_says_why(tmp_path, mode, words):
+    env = env_with_source({"FAKE_NVML_MODE": mode, "FAKE_NVML_FAIL_AFTER": "3"})
+    env["PYTHONPATH"] = FAKE_NVML_DIR + os.pathsep + env["PYTHONPATH"]
+    script = os.path.join(PROGRAMS, "busy.py")
+    got = gpuprof("run", "--json", str(tmp_path / "r.json"), script, "1.0", cwd=tmp_path, env=env)
+    assert got.returncode == 0 and got.stdout == "busy done\n"
+    report = load_json(tmp_path / "r.json")
+    assert words in report["system"]["gpu_status"]["reason"]
+    if mode == "midrun_fail":
+        assert report["system"]["gpus"][0]["samples"] == 3
+
+
+def test_a_working_fake_gpu_is_sampled_end_to_end(tmp_path):
+    env = env_with_source({"FAKE_NVML_MODE": "ok"})
+    env["PYTHONPATH"] = FAKE_NVML_DIR + os.pathsep + env["PYTHONPATH"]
+    got = gpuprof("run", "--json", str(tmp_path / "r.json"), os.path.join(PROGRAMS, "busy.py"), "1.0",
+                  cwd=tmp_path, env=env)
+    gpu = load_json(tmp_path / "r.json")["system"]["gpus"][0]
+    assert got.returncode == 0 and gpu["name"] == "Fake GPU" and gpu["util_gpu"] == pytest.approx(0.5)
+    assert "Fake GPU" in got.stderr
+
+
+def test_ten_concurrent_runs_into_one_folder_stay_apart(tmp_path):
+    out = tmp_path / "shared"
+    results = [None] * 10
+
+    def one(i):
+        results[i] = gpuprof("run", "-q", "--out", str(out), "--json", str(tmp_path / f"r{i}.json"),
+                             os.path.join(PROGRAMS, "exits.py"), "exit17", cwd=tmp_path, timeout=240)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(r.returncode == 17 for r in results)
+    run_dirs = {os.path.dirname(p) for p in glob.glob(str(out / "**" / "run.json"), recursive=True)}
+    assert len(run_dirs) == 10
+    for folder in run_dirs:
+        assert json.load(open(os.path.join(folder, "report.json")))["exit_code"] == 17
+        assert len(glob.glob(os.path.join(folder, "events", "*.jsonl"))) == 1
+    assert len({json.load(open(tmp_path / f"r{i}.json"))["run_dir"] for i in range(10)}) == 10
+
+
+def test_secrets_never_reach_a_file(tmp_path):
+    env = env_with_source({"HF_TOKEN": "S2-hf-secret-value"})
+    got = gpuprof("run", "--out", str(tmp_path / "run"), "--json", str(tmp_path / "r.json"),
+                  os.path.join(PROGRAMS, "show_context.py"), "0", "--api-key=S1-cli-secret", "--token", "S3-tok",
+                  cwd=tmp_path, env=env, input="")
+    assert got.returncode == 0 and "S1-cli-secret" in got.stdout           # the program still gets it
+    for path in glob.glob(str(tmp_path / "**" / "*"), recursive=True):
+        if os.path.isfile(path):
+            data = open(path, "rb").read()
+            for secret in (b"S1-cli-secret", b"S2-hf-secret-value", b"S3-tok"):
+                assert secret not in data, (path, secret)
+    assert "S1-cli-secret" not in got.stderr
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("workers, context", [("0", ""), ("2", "fork"), ("2", "spawn"), ("2", "forkserver")])
+def test_a_failing_sample_fails_the_same_way(tmp_path, workers, context):
+    pytest.importorskip("torch")
+    script = os.path.join(PROGRAMS, "worker_raises.py")
+    args = [script, workers] + ([context] if context else [])
+    expected = plain(*args, cwd=tmp_path)
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), *args, cwd=tmp_path, timeout=120)
+    assert expected.returncode == got.returncode == 1
+    def last_line(text):
+        return [line for line in text.splitlines() if line.strip()][-1]
+
+    assert last_line(expected.stderr) == last_line(got.stderr) == "ValueError: corrupt sample 37"
+    assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("mode, status", [("ok", 0), ("fail", 3)])
+def test_torchrun_ranks_are_merged_and_status_propagates(tmp_path, mode, status):
+    pytest.importorskip("torch")
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               os.path.join(PROGRAMS, "ddp_ranks.py"), mode]
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--", *command, cwd=tmp_path, timeout=240)
+    assert (got.returncode == 0) if status == 0 else (got.returncode != 0), got.stderr[-2000:]
+    report = load_json(tmp_path / "run" / "report.json")
+    ranks = [p for p in report["processes"]["list"] if p["argv"] and p["argv"][0].endswith("ddp_ranks.py")]
+    assert len(ranks) == 2
+    assert report["steps"]["processes"] == 2 and report["steps"]["count"] == 20
+    pids = [p["pid"] for p in report["processes"]["list"]]
+    leftover = subprocess.run(["ps", "-o", "pid=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
+    assert leftover.stdout.strip() == ""

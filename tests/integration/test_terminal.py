@@ -1,0 +1,74 @@
+"""Ctrl-C typed in a real (pseudo-)terminal: the child gets it once, from the terminal, not twice."""
+
+import os
+import pty
+import select
+import sys
+import time
+
+import pytest
+
+from tests.conftest import PROGRAMS
+from tests.integration.helpers import env_with_source, load_json
+
+pytestmark = pytest.mark.signals
+
+
+def read_until(fd, marker: bytes, timeout: float = 60.0) -> bytes:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while marker not in data:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"no {marker!r} in {data!r}")
+        ready, _, _ = select.select([fd], [], [], remaining)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    return data
+
+
+def read_all(fd, timeout: float = 60.0) -> bytes:
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+    return data
+
+
+def test_ctrl_c_in_a_terminal_reaches_the_checkpoint_handler_once(tmp_path):
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "gpuprof", "run", "--no-live", "--out", str(out),
+            os.path.join(PROGRAMS, "wait_for_signal.py"), "checkpoint"]
+    env = env_with_source()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: gpuprof in the foreground of a fresh terminal
+        os.chdir(tmp_path)
+        os.execve(sys.executable, argv, env)
+    try:
+        before = read_until(fd, b"ready")
+        os.write(fd, b"\x03")                      # the terminal's Ctrl-C
+        after = read_all(fd)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    text = (before + after).decode(errors="replace")
+    assert os.WEXITSTATUS(status) == 5, text
+    assert text.count("saving checkpoint on SIGINT") == 1 and "checkpoint saved" in text
+    run = load_json(out / "run.json")
+    assert run["signals"] and all(s["from"] == "terminal" and not s["forwarded"] for s in run["signals"])
+    report = load_json(out / "report.json")
+    assert report["interrupted"] and report["exit_code"] == 5
