@@ -34,8 +34,8 @@ def profile(example: str, folder: str) -> dict:
 def main() -> None:
     names = sys.argv[1:] or list(EXPECTED)
     passed = 0
-    print(f"| example | expected | found | confidence | top fixes | check | result |")
-    print(f"|---|---|---|---|---|---|---|")
+    print("| example | expected | found | confidence | top fixes | check | result |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
             want, check, check_text = EXPECTED[name]

@@ -6,6 +6,7 @@ alternating which goes first, median of the per-pair ratios.
 """
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -18,8 +19,8 @@ ROOT = os.path.dirname(HERE)
 
 PROGRAMS = [
     # name, script (relative to the project root), arguments
-    ("fast loop (~200 steps/s)", "bench/programs/fast_loop.py", ["1500", "256"]),
-    ("fast loop (~500 steps/s)", "bench/programs/fast_loop.py", ["2500", "32"]),
+    ("fast loop (~200 steps/s)", "bench/programs/fast_loop.py", ["3000", "256"]),
+    ("fast loop (~500 steps/s)", "bench/programs/fast_loop.py", ["6000", "32"]),
     ("input-bound", "examples/cpu_starved.py", []),
     ("compute-bound", "examples/compute_heavy.py", []),
 ]
@@ -29,6 +30,22 @@ def timed(argv, env) -> float:
     start = time.perf_counter()
     subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL, cwd=ROOT)
     return time.perf_counter() - start
+
+
+def supervisor_share(out: str) -> list:
+    shares = []
+    for root, _, files in os.walk(out):
+        if "run.json" in files:
+            with open(os.path.join(root, "run.json")) as handle:
+                run = json.load(handle)
+            if run.get("duration_s"):
+                shares.append(run["supervisor_cpu_s"] / run["duration_s"])
+    return shares
+
+
+def help_time(env, repeats: int = 5) -> float:
+    times = [timed([sys.executable, "-m", "gpuprof", "--help"], env) for _ in range(repeats)]
+    return statistics.median(times)
 
 
 def measure(script: str, args, pairs: int) -> dict:
@@ -46,7 +63,8 @@ def measure(script: str, args, pairs: int) -> dict:
             plain_times.append(p)
             profiled_times.append(g)
             ratios.append(g / p)
-    return {"ratio": statistics.median(ratios), "ratios": ratios,
+        shares = supervisor_share(out)
+    return {"ratio": statistics.median(ratios), "ratios": ratios, "supervisor": statistics.median(shares) if shares else None,
             "plain_s": statistics.median(plain_times), "profiled_s": statistics.median(profiled_times)}
 
 
@@ -61,13 +79,18 @@ def main() -> None:
         for spec in args.program:
             script, _, rest = spec.partition(":")
             programs.append((script, script, [a for a in rest.split(",") if a]))
-    print(f"{'program':<28} {'plain s':>8} {'gpuprof s':>9} {'median ratio':>12}  pairs")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(ROOT, "gpuprof")],
+                   stdout=subprocess.DEVNULL, check=False)   # as an installed package would have
+    print(f"gpuprof --help: {help_time(env):.3f} s (median of 5)")
+    print(f"{'program':<28} {'plain s':>8} {'gpuprof s':>9} {'median ratio':>12} {'supervisor CPU':>14}  pairs")
     for name, script, prog_args in programs:
         if not os.path.exists(os.path.join(ROOT, script)):
             print(f"{name:<28} (missing {script})")
             continue
         result = measure(script, prog_args, args.pairs)
-        print(f"{name:<28} {result['plain_s']:8.2f} {result['profiled_s']:9.2f} {result['ratio']:12.3f}  "
+        share = f"{result['supervisor'] * 100:.2f}%" if result["supervisor"] is not None else "n/a"
+        print(f"{name:<28} {result['plain_s']:8.2f} {result['profiled_s']:9.2f} {result['ratio']:12.3f} {share:>14}  "
               + " ".join(f"{r:.3f}" for r in result["ratios"]))
 
 

@@ -53,9 +53,9 @@ def without_torch():
 
 
 if __name__ == "__main__":
-    try:
-        import torch  # noqa: F401
-    except ImportError:
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
         without_torch()
         sys.exit(0)
     with_torch()

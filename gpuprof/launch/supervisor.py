@@ -7,7 +7,6 @@ its own. Signals are taken with sigtimedwait in the main thread, so no Python si
 the middle of gpuprof's work and the child starts with the default dispositions and an empty mask.
 """
 
-import os
 import signal
 import subprocess
 import time

@@ -1,14 +1,12 @@
 """`gpuprof run` against plain `python` as the oracle: same output, same status, and a report."""
 
 import os
-import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
-from tests.conftest import PROGRAMS, ROOT
+from tests.conftest import PROGRAMS
 from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
 
 SHOW = os.path.join(PROGRAMS, "show_context.py")

@@ -1,6 +1,5 @@
 """multiprocessing Pool with a class defined in __main__, under the start method given as argv[1]."""
 import multiprocessing as mp
-import os
 import sys
 
 

@@ -1,7 +1,6 @@
 """The probes' pure parts: bounded streams, selections, copy bookkeeping, the post-import hook."""
 
 import sys
-import types
 
 import pytest
 
