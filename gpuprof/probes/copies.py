@@ -114,30 +114,29 @@ def targets_cuda(args, kwargs) -> bool:
     return isinstance(target, int) and not isinstance(target, bool)
 
 
-def wrap_to(original, tally: CopyTally):
+def _wrap_copy(original, tally: CopyTally, goes_to_cuda, blocking_flag_at: slice):
+    """A `Tensor.to`/`Tensor.cuda` that times calls from CPU towards CUDA and passes the rest through."""
     seam = tally.seam
 
-    def to(self, *args, **kwargs):
-        if seam.is_compiling() or self.device.type != "cpu" or not targets_cuda(args, kwargs):
+    def copy(self, *args, **kwargs):
+        if seam.is_compiling() or self.device.type != "cpu" or not goes_to_cuda(args, kwargs):
             return original(self, *args, **kwargs)
-        non_blocking = bool(kwargs.get("non_blocking", False) or any(a is True for a in args[1:3]))
+        non_blocking = bool(kwargs.get("non_blocking", False) or any(a is True for a in args[blocking_flag_at]))
         return _timed_copy(original, tally, self, args, kwargs, non_blocking)
 
-    to.__wrapped__ = original
-    return to
+    copy.__wrapped__ = original
+    copy.__name__ = getattr(original, "__name__", "copy")
+    return copy
+
+
+def wrap_to(original, tally: CopyTally):
+    # to(device, dtype, non_blocking): a positional True can only be the non_blocking flag.
+    return _wrap_copy(original, tally, targets_cuda, slice(1, 3))
 
 
 def wrap_cuda(original, tally: CopyTally):
-    seam = tally.seam
-
-    def cuda(self, *args, **kwargs):
-        if seam.is_compiling() or self.device.type != "cpu":
-            return original(self, *args, **kwargs)
-        non_blocking = bool(kwargs.get("non_blocking", False) or any(a is True for a in args[1:2]))
-        return _timed_copy(original, tally, self, args, kwargs, non_blocking)
-
-    cuda.__wrapped__ = original
-    return cuda
+    # cuda(device, non_blocking): always towards CUDA.
+    return _wrap_copy(original, tally, lambda args, kwargs: True, slice(1, 2))
 
 
 def wrap_pin_memory(original, tally: CopyTally):

@@ -14,30 +14,17 @@ from tests.integration.helpers import env_with_source, load_json
 pytestmark = pytest.mark.signals
 
 
-def read_until(fd, marker: bytes, timeout: float = 60.0) -> bytes:
+def read(fd, until: bytes = None, timeout: float = 60.0) -> bytes:
+    """Read the terminal until `until` shows up, or (without it) until the other side closes."""
     data = b""
     deadline = time.monotonic() + timeout
-    while marker not in data:
+    while until is None or until not in data:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise AssertionError(f"no {marker!r} in {data!r}")
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-    return data
-
-
-def read_all(fd, timeout: float = 60.0) -> bytes:
-    data = b""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
+            if until is not None:
+                raise AssertionError(f"no {until!r} in {data!r}")
+            break
+        ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
         if ready:
             try:
                 chunk = os.read(fd, 4096)
@@ -59,9 +46,9 @@ def test_ctrl_c_in_a_terminal_reaches_the_checkpoint_handler_once(tmp_path):
         os.chdir(tmp_path)
         os.execve(sys.executable, argv, env)
     try:
-        before = read_until(fd, b"ready")
+        before = read(fd, until=b"ready")
         os.write(fd, b"\x03")                      # the terminal's Ctrl-C
-        after = read_all(fd)
+        after = read(fd)
         _, status = os.waitpid(pid, 0)
     finally:
         os.close(fd)
