@@ -14,7 +14,6 @@ def demo(
     out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: gpuprof-runs/<name>]."),
 ):
     """Run a bundled training example with a starved DataLoader under gpuprof."""
-    from gpuprof.cli.run import run
+    from gpuprof.cli.run import profile
 
-    return run(target=[DEMO_PROGRAM], module=None, out=out, json_path=None, interval=0.1, probes=True,
-               gpu=True, quiet=False, live=None, command_mode=False)
+    return profile(target=[DEMO_PROGRAM], out=out)

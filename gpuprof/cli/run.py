@@ -76,6 +76,15 @@ def run(
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
 
     gpuprof exits with the program's own exit status (128+N if it died of signal N)."""
+    return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
+                   gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
+                   junit=junit, markdown=markdown, command_mode=command_mode)
+
+
+def profile(target=None, module=None, out=None, json_path=None, interval=0.1, probes=True, gpu=True, quiet=False,
+            live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
+            command_mode=False) -> int:
+    """The run itself, with plain defaults (the demo calls it too); returns the exit status."""
     from gpuprof.launch.command import resolve
     from gpuprof.launch.session import RunOptions, RunSession
 

@@ -28,13 +28,12 @@ class PostImportHook:
             self._busy.discard(name)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        self._wrap(spec.loader, self.callbacks.pop(name))
-        if not self.callbacks:
-            self.remove()
+        # The callback is consumed only when the module really executes: importlib.util.find_spec
+        # asks for a spec without importing, and the later import gets a fresh loader.
+        self._wrap(name, spec.loader)
         return spec
 
-    @staticmethod
-    def _wrap(loader, callback) -> None:
+    def _wrap(self, name, loader) -> None:
         original = loader.exec_module
 
         def exec_module(module):
@@ -43,6 +42,11 @@ class PostImportHook:
             except AttributeError:
                 pass
             original(module)
+            callback = self.callbacks.pop(name, None)
+            if not self.callbacks:
+                self.remove()
+            if callback is None:
+                return
             try:
                 callback(module)
             except Exception:

@@ -143,3 +143,13 @@ def test_report_command_renders_a_saved_run_again(tmp_path):
     assert json.loads(again.stdout)["system"] == first["system"]
     bad = gpuprof("report", str(tmp_path), cwd=tmp_path)
     assert bad.returncode == 2 and "not a gpuprof run" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_demo_runs_the_bundled_example_and_gives_a_verdict(tmp_path):
+    pytest.importorskip("torch")
+    got = gpuprof("demo", "--out", str(tmp_path / "run"), cwd=tmp_path, timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert "demo: 60 steps" in got.stdout
+    report = load_json(tmp_path / "run" / "report.json")
+    assert report["verdict"]["bottleneck"] == "input.cpu" and report["advice"][0]["id"] == "num-workers"
+    assert "Input-bound" in got.stderr

@@ -50,6 +50,23 @@ def test_post_import_hook_runs_after_the_module_executes(tmp_path, monkeypatch):
         sys.modules.pop("watched_mod_xyz", None)
 
 
+def test_post_import_hook_survives_a_find_spec_without_import(tmp_path, monkeypatch):
+    import importlib.util
+    (tmp_path / "watched_mod_spec.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    seen = []
+    hook = PostImportHook({"watched_mod_spec": lambda m: seen.append(m.VALUE)})
+    hook.install()
+    try:
+        assert importlib.util.find_spec("watched_mod_spec") is not None     # looks, does not import
+        assert seen == []
+        import watched_mod_spec  # noqa: F401
+        assert seen == [1]
+    finally:
+        hook.remove()
+        sys.modules.pop("watched_mod_spec", None)
+
+
 def test_post_import_hook_swallows_a_failing_callback(tmp_path, monkeypatch):
     (tmp_path / "watched_mod_abc.py").write_text("VALUE = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
