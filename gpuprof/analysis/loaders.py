@@ -23,6 +23,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
         wall = total(own_fetches, "wall")
         cpu = total(own_fetches, "cpu")
         kernel = total(own_fetches, "sys")
+        queued = total(own_fetches, "rq")
         fetched = sum(count(f) for f in own_fetches)
         starts = sorted(e["t"] for e in epochs if e.get("l") == loader["l"])
         entry = {
@@ -47,6 +48,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
                 "wall_s": wall,
                 "cpu_s": cpu,
                 "system_cpu_s": kernel,
+                "runqueue_s": queued,
                 "read_bytes": int(total(own_fetches, "rb")),
                 "read_chars": int(total(own_fetches, "rc")),
                 "cpu_per_wall": cpu / wall if wall > 0 else None,

@@ -172,11 +172,13 @@ def _patch_fetch(cls, torch) -> None:
         # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
         # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
         before = _getrusage(_RUSAGE_THREAD)
+        queued_before = _runqueue_wait()
         start = time.perf_counter()
         data = original(self, possibly_batched_index)
         end = time.perf_counter()
         after = _getrusage(_RUSAGE_THREAD)
         try:
+            queued = _runqueue_wait() - queued_before
             user = after.ru_utime - before.ru_utime
             system = after.ru_stime - before.ru_stime
             read_bytes, read_chars = _thread_io_delta(end)
@@ -191,8 +193,8 @@ def _patch_fetch(cls, torch) -> None:
             if stream is None:
                 stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker_id,
                                                            "ds": type(self.dataset).__qualname__})
-            stream.add(time.monotonic(), wall=end - start, cpu=user + system, sys=system, rb=read_bytes,
-                       rc=read_chars)
+            stream.add(time.monotonic(), wall=end - start, cpu=user + system, sys=system, rq=queued,
+                       rb=read_bytes, rc=read_chars)
             if info is not None:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
@@ -219,6 +221,28 @@ except (ImportError, AttributeError):  # not Linux: no per-thread split, thread 
         return _Usage
 
 
+def _runqueue_wait() -> float:
+    """Seconds this thread has waited for a CPU while runnable (/proc/thread-self/schedstat):
+    a CPU-bound producer on an oversubscribed machine waits here, not on I/O."""
+    key = (os.getpid(), threading.get_ident())
+    if _sched["key"] != key:
+        if _sched["fd"] is not None:
+            try:
+                os.close(_sched["fd"])
+            except OSError:
+                pass
+        try:
+            _sched["fd"] = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            _sched["fd"] = None
+        _sched["key"] = key
+    if _sched["fd"] is None:
+        return 0.0
+    fields = os.pread(_sched["fd"], 128, 0).split()
+    return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
+
+
+_sched = {"key": None, "fd": None}
 IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path
 
 
@@ -283,3 +307,10 @@ def _reset_in_child() -> None:
     _io["fd"] = None
     _io["previous"] = None
     _io["last"] = -1.0
+    if _sched["fd"] is not None:
+        try:
+            os.close(_sched["fd"])
+        except OSError:
+            pass
+    _sched["key"] = None
+    _sched["fd"] = None

@@ -17,7 +17,9 @@ def producer_kind(ev):
     # reads from the disk and spends little user time preparing is waiting on storage.
     if reads_disk and (ratio < CPU_BOUND_RATIO or user < USER_BOUND_RATIO):
         return "disk"
-    if ratio >= CPU_BOUND_RATIO or (ratio >= CPU_CONTENDED_RATIO and ev.contended):
+    # Waiting for a CPU is being CPU-bound too: oversubscribed workers run only part of the time.
+    runnable = ev.producer_runnable_ratio if ev.producer_runnable_ratio is not None else ratio
+    if runnable >= CPU_BOUND_RATIO or (ratio >= CPU_CONTENDED_RATIO and ev.contended):
         return "cpu"
     return "latency"
 
@@ -29,6 +31,7 @@ def input_evidence(ev) -> dict:
         "data_wait_source": ev.wait_source,
         "producer_cpu_over_wall": rounded(ev.producer_cpu_ratio),
         "producer_user_cpu_over_wall": rounded(ev.producer_user_ratio),
+        "producer_cpu_or_waiting_for_cpu_over_wall": rounded(ev.producer_runnable_ratio),
         "producer_disk_mb_s": rounded((ev.producer_disk_rate or 0.0) / 1e6, 2) if ev.producer_disk_rate is not None else None,
         "producer_cores": rounded(ev.producer_cores),
         "num_workers": loader.get("num_workers"),
