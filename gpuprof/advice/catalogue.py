@@ -50,9 +50,17 @@ def num_workers(ev, verdict):
     if kind == "input.cpu":
         suggested = max(n + 1, min(max(ev.cpu_count, 2), max(2, math.ceil(need) + 1)))
         producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
-        headroom = (producer_cores + ev.cores_free) / producer_cores if producer_cores > 0.05 else suggested
+        if ev.inline_producer:
+            # Workers free the training thread: they may use every core the compute phase leaves
+            # (at most all cores for 1 - w of the time) and other programs do not take.
+            other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count
+                        - (ev.cores_busy or 0.0), 0.0)
+            available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0)
+        else:
+            available = producer_cores + ev.cores_free
+        headroom = available / producer_cores if producer_cores > 0.05 else suggested
         k = min(suggested / max(n, 1), headroom)
-        limit = f"{ev.cores_free:.1f} of {ev.cpu_count} cores idle"
+        limit = f"{available:.1f} of {ev.cpu_count} cores free for producers"
     elif kind == "input.disk":
         suggested = min(max(4, 2 * n), 16)
         k = min(suggested / max(n, 1), 4.0)

@@ -7,7 +7,8 @@ from gpuprof.advice.catalogue import CATALOGUE
 
 def advise(ev, verdict: dict, findings=()) -> list:
     """Fixes that apply, ranked: those addressing the verdict first, then by estimated speed-up,
-    then by effort. Estimates are rounded down so that none exceeds its own bound."""
+    then by effort (estimates within 5% of each other count as equal). Estimates are rounded down
+    so that none exceeds its own bound."""
     context = dict(verdict, _findings=list(findings))
     out = []
     for entry in CATALOGUE:
@@ -28,4 +29,22 @@ def advise(ev, verdict: dict, findings=()) -> list:
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], -a["estimated_speedup"], a["effort"]))
-    return out
+    return _prefer_less_effort_among_near_ties(out, bottleneck)
+
+
+NEAR_TIE = 1.05     # estimates this close are within their own uncertainty
+
+
+def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
+    """Estimates within 5% of each other count as equal: the fix with less effort goes first."""
+    ranked = list(advice)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(ranked) - 1):
+            a, b = ranked[i], ranked[i + 1]
+            same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"])
+            if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:
+                ranked[i], ranked[i + 1] = b, a
+                changed = True
+    return ranked

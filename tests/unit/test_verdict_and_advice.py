@@ -132,3 +132,9 @@ def test_few_steps_lower_the_confidence_and_say_so():
     many, _ = judge(sections(measured=50))
     few, _ = judge(sections(measured=5))
     assert few["confidence"] < many["confidence"] and "only 5 steps" in few["summary"]
+
+
+def test_near_ties_go_to_the_fix_with_less_effort():
+    # 2 cores, training keeps a little CPU: more workers (~1.8x, a setting) against echoing (~1.9x, code)
+    verdict, fixes = judge(sections(wait=0.95, cpu=1.0, cores_busy=1.26))
+    assert fixes[0] == "num-workers"
