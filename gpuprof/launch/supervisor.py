@@ -7,6 +7,7 @@ its own. Signals are taken with sigtimedwait in the main thread, so no Python si
 the middle of gpuprof's work and the child starts with the default dispositions and an empty mask.
 """
 
+import os
 import signal
 import subprocess
 import time
@@ -14,6 +15,19 @@ from dataclasses import dataclass, field
 
 WATCHED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 SI_KERNEL = 0x80      # si_code of a signal the kernel sent itself: a terminal's Ctrl-C, Ctrl-\, hangup
+
+
+NICE = 10
+
+
+def _step_aside() -> None:
+    """Lower gpuprof's own priority once the child runs (the child keeps its own): on a machine the
+    job saturates, the samplers and report work take what the job leaves instead of slowing it.
+    Threads started from here on inherit it."""
+    try:
+        os.nice(NICE)
+    except (AttributeError, OSError):
+        pass
 
 
 @dataclass
@@ -50,6 +64,7 @@ class Supervisor:
         try:
             proc = subprocess.Popen(self.argv, env=self.env, cwd=self.cwd)
             started = time.monotonic()
+            _step_aside()
             old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(WATCHED) | {signal.SIGCHLD})
             outcome = Outcome(pid=proc.pid, returncode=0, started=started, ended=started)
             for sig in self._early:
