@@ -24,7 +24,7 @@ _state = {"next": 0, "starting": None, "active": None, "batches": 0}
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
-_io = {"key": None, "fd": None}
+_io = {"previous": None, "last": -1.0}
 
 
 def install(torch) -> None:
@@ -221,64 +221,74 @@ except (ImportError, AttributeError):  # not Linux: no per-thread split, thread 
         return _Usage
 
 
-def _runqueue_wait() -> float:
-    """Seconds this thread has waited for a CPU while runnable (/proc/thread-self/schedstat):
-    a CPU-bound producer on an oversubscribed machine waits here, not on I/O."""
-    key = (os.getpid(), threading.get_ident())
-    if _sched["key"] != key:
-        if _sched["fd"] is not None:
+class _ThreadFile:
+    """A /proc/thread-self file kept open for the thread that opened it; reopened when another
+    thread or a forked child asks, read with one pread. None where it does not exist."""
+
+    def __init__(self, path: str, size: int):
+        self.path = path
+        self.size = size
+        self.key = None
+        self.fd = None
+
+    def read(self):
+        key = (os.getpid(), threading.get_ident())
+        if self.key != key:
+            self.close()
             try:
-                os.close(_sched["fd"])
+                self.fd = os.open(self.path, os.O_RDONLY)
+            except OSError:
+                self.fd = None
+            self.key = key
+        return os.pread(self.fd, self.size, 0) if self.fd is not None else None
+
+    def fresh(self) -> bool:
+        """True when the last read came from this very thread."""
+        return self.key == (os.getpid(), threading.get_ident())
+
+    def close(self) -> None:
+        if self.fd is not None:
+            try:
+                os.close(self.fd)
             except OSError:
                 pass
-        try:
-            _sched["fd"] = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
-        except OSError:
-            _sched["fd"] = None
-        _sched["key"] = key
-    if _sched["fd"] is None:
-        return 0.0
-    fields = os.pread(_sched["fd"], 128, 0).split()
-    return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
+        self.key = None
+        self.fd = None
 
 
-_sched = {"key": None, "fd": None}
+_schedstat = _ThreadFile("/proc/thread-self/schedstat", 128)
+_iofile = _ThreadFile("/proc/thread-self/io", 512)
 IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path
+
+
+def _runqueue_wait() -> float:
+    """Seconds this thread has waited for a CPU while runnable (schedstat): a CPU-bound producer on
+    an oversubscribed machine waits here, not on I/O."""
+    text = _schedstat.read()
+    fields = text.split() if text else ()
+    return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
 
 
 def _thread_io_delta(now: float):
     """Bytes this thread read since the last reading, read at most every IO_EVERY seconds: the
     totals stay exact while a fast loop pays for one /proc read per 50 ms, not two per batch.
     Reads between batches of the same thread are counted with the next batch."""
-    if now - _io.get("last", -1.0) < IO_EVERY and _io["key"] == (os.getpid(), threading.get_ident()):
+    if now - _io["last"] < IO_EVERY and _iofile.fresh():
         return 0, 0
+    if not _iofile.fresh():
+        _io["previous"] = None
     _io["last"] = now
     current = _thread_io()
-    before = _io.get("previous") or current
+    before = _io["previous"] or current
     _io["previous"] = current
     return current[0] - before[0], current[1] - before[1]
 
 
 def _thread_io():
     """(read_bytes, rchar) of the calling thread; (0, 0) where /proc/thread-self is missing."""
-    key = (os.getpid(), threading.get_ident())
-    if _io["key"] != key:
-        _io["previous"] = None
-        if _io["fd"] is not None:
-            try:
-                os.close(_io["fd"])
-            except OSError:
-                pass
-        try:
-            _io["fd"] = os.open("/proc/thread-self/io", os.O_RDONLY)
-        except OSError:
-            _io["fd"] = None
-        _io["key"] = key
-    if _io["fd"] is None:
-        return (0, 0)
-    text = os.pread(_io["fd"], 512, 0)
+    text = _iofile.read()
     rchar = read_bytes = 0
-    for line in text.split(b"\n"):
+    for line in (text or b"").split(b"\n"):
         if line.startswith(b"rchar:"):
             rchar = int(line[6:])
         elif line.startswith(b"read_bytes:"):
@@ -298,19 +308,7 @@ def _reset_in_child() -> None:
     _consumers.clear()
     _facts_left.clear()
     _producers.clear()
-    if _io["fd"] is not None:
-        try:
-            os.close(_io["fd"])
-        except OSError:
-            pass
-    _io["key"] = None
-    _io["fd"] = None
+    _iofile.close()
+    _schedstat.close()
     _io["previous"] = None
     _io["last"] = -1.0
-    if _sched["fd"] is not None:
-        try:
-            os.close(_sched["fd"])
-        except OSError:
-            pass
-    _sched["key"] = None
-    _sched["fd"] = None
