@@ -5,6 +5,8 @@ so rules are tested with plain dictionaries."""
 
 from dataclasses import dataclass, field
 
+from gpuprof.analysis.system import job_gpu_util, job_gpus
+
 INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
 INPUT_NOTABLE = 0.15        # data-wait share worth a secondary finding and input fixes
 TRANSFER_NOTABLE = 0.20     # copy-time share of the step
@@ -100,12 +102,11 @@ def gather(sections: dict) -> Evidence:
         ev.producer_cpu_ratio = ev.producer_user_ratio = steps["data_wait_cpu_share"]
         ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
     gpus = system.get("gpus") or []
-    used = [g for g in gpus if g.get("job_memory_bytes")] or gpus
+    used = job_gpus(gpus)
     if used:
         ev.gpu = True
         ev.gpu_count = len(gpus)
-        utils = [g["util_gpu"] for g in used if g.get("util_gpu") is not None]
-        ev.gpu_util = sum(utils) / len(utils) if utils else None
+        ev.gpu_util = job_gpu_util(gpus)
         frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
                  if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
         ev.gpu_mem_free_share = min(frees) if frees else None

@@ -93,3 +93,9 @@ def job_gpus(gpus: list) -> list:
     """The GPUs the job used (it held memory there), or all of them when that is unknown."""
     used = [g for g in gpus if g.get("job_memory_bytes")]
     return used or gpus
+
+
+def job_gpu_util(gpus: list):
+    """Mean utilisation of the job's GPUs (0..1), None without a figure."""
+    values = [g["util_gpu"] for g in job_gpus(gpus) if g.get("util_gpu") is not None]
+    return sum(values) / len(values) if values else None

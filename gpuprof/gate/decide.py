@@ -6,6 +6,7 @@ threshold without a baseline is skipped and says so."""
 
 from dataclasses import dataclass, field
 
+from gpuprof.analysis.system import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
 PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
@@ -32,10 +33,7 @@ class GateResult:
 
 
 def gpu_util(report: dict):
-    gpus = (report.get("system") or {}).get("gpus") or []
-    used = [g for g in gpus if g.get("job_memory_bytes")] or gpus
-    values = [g["util_gpu"] for g in used if g.get("util_gpu") is not None]
-    return sum(values) / len(values) if values else None
+    return job_gpu_util((report.get("system") or {}).get("gpus") or [])
 
 
 def program_of(report: dict) -> str:
