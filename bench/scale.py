@@ -38,15 +38,16 @@ def write_events(folder: str, steps: int, full: int) -> None:
                  "context": None, "dataset": "Images", "sampler": "RandomSampler", "batch_sampler": "BatchSampler",
                  "iterable": False})
     emit = writer.emit_line
-    step = Stream("step", full=full, emit=writer.emit)
-    batch = Stream("batch", {"l": "1:1"}, full=full, emit=writer.emit)
-    fetch = Stream("fetch", {"l": "1:1", "w": None, "ds": "Images"}, full=full, emit=writer.emit)
+    step = Stream("step", ("f", "fc"), full=full, emit=writer.emit)
+    batch = Stream("batch", ("w",), {"l": "1:1"}, full=full, emit=writer.emit)
+    fetch = Stream("fetch", ("wall", "cpu", "sys", "rq", "rb", "rc"), {"l": "1:1", "w": None, "ds": "Images"},
+                   full=full, emit=writer.emit)
     step._emit_line = batch._emit_line = fetch._emit_line = emit
     for i in range(steps):
         t = 10.0 + i * STEP
-        fetch.add(t + WAIT - 0.0001, wall=FETCH_WALL, cpu=FETCH_CPU, sys=0.0001, rb=0, rc=0)
-        batch.add(t + WAIT, w=WAIT)
-        step.add(t + STEP)
+        fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0)
+        batch.add(t + WAIT, WAIT)
+        step.add(t + STEP, None, None)
     for stream in (step, batch, fetch):
         stream.flush()
     writer.close()

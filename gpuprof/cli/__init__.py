@@ -1,32 +1,13 @@
 """The `gpuprof` command line: a Typer app with one module per subcommand.
 
 `main()` turns every usage problem into one line on stderr and exit status 2; it never shows a
-gpuprof traceback for bad input."""
+gpuprof traceback for bad input. A plain `gpuprof run ...` line is read without importing Typer
+(gpuprof.cli.run_args), so the program starts sooner; anything else, help and mistakes included,
+goes through the Typer app."""
 
 import sys
 
-import typer
-
 from gpuprof.launch.errors import UsageProblem
-
-app = typer.Typer(
-    name="gpuprof",
-    help="Why is my GPU idle? Profile a training run without changing its code.",
-    add_completion=False,
-    no_args_is_help=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-)
-
-
-@app.callback(invoke_without_command=True)
-def _root(ctx: typer.Context) -> None:
-    if ctx.invoked_subcommand is None:
-        raise UsageProblem("missing command; try 'gpuprof --help'")
-
-
-def _register() -> None:
-    from gpuprof.cli import demo, gate, report, run  # noqa: F401  (each module adds its command)
 
 
 def error(message: str) -> None:
@@ -34,13 +15,36 @@ def error(message: str) -> None:
 
 
 def main(argv=None) -> None:
-    _register()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
-        result = app(args=args, prog_name="gpuprof", standalone_mode=False)
+        result = _run_without_typer(args)
+        if result is None:
+            result = _run_with_typer(args)
     except UsageProblem as exc:
         error(str(exc))
         sys.exit(2)
+    sys.exit(result if isinstance(result, int) else 0)
+
+
+def _run_without_typer(args):
+    """The exit status of a `run` whose command line needs no Typer, or None."""
+    from gpuprof.cli.run_args import read_run_args
+
+    options = read_run_args(args)
+    if options is None:
+        return None
+    from gpuprof.cli.profile import profile
+    return profile(**options)
+
+
+def _run_with_typer(args):
+    from gpuprof.cli.app import app, register_commands
+
+    register_commands()
+    try:
+        return app(args=args, prog_name="gpuprof", standalone_mode=False)
+    except UsageProblem:
+        raise
     except Exception as exc:
         # Typer vendors click in recent versions and uses click itself in older ones: recognise
         # click-style exceptions by what they carry, not by the module they come from.
@@ -54,4 +58,3 @@ def main(argv=None) -> None:
             error(message.splitlines()[0])
             sys.exit(2)
         raise
-    sys.exit(result if isinstance(result, int) else 0)

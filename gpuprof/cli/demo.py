@@ -4,7 +4,7 @@ import os
 
 import typer
 
-from gpuprof.cli import app
+from gpuprof.cli.app import app
 
 DEMO_PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "demo_train.py")
 
@@ -14,6 +14,6 @@ def demo(
     out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: gpuprof-runs/<name>]."),
 ):
     """Run a bundled training example with a starved DataLoader under gpuprof."""
-    from gpuprof.cli.run import profile
+    from gpuprof.cli.profile import profile
 
     return profile(target=[DEMO_PROGRAM], out=out)

@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from gpuprof.cli import app
+from gpuprof.cli.app import app
 from gpuprof.launch.errors import UsageProblem
 
 FLAG_HELP = {
@@ -67,13 +67,6 @@ def show_table(result, source) -> None:
     console.print("[green]gate passed[/]" if result.passed else f"[bold red]gate failed[/]  {result.summary}")
 
 
-def validate_outputs(*pairs) -> None:
-    from gpuprof.cli.run import check_writable_file
-    for path, option in pairs:
-        if path is not None:
-            check_writable_file(path, option)
-
-
 @app.command()
 def gate(
     report: str = typer.Argument(..., metavar="REPORT", help="A report JSON or a run folder."),
@@ -88,6 +81,7 @@ def gate(
     force: bool = typer.Option(False, "--force", help="Compare with a baseline of another program or batch size."),
 ):
     """Check a run against thresholds: exit 0 when all hold, 1 when any fails, 2 on bad input."""
+    from gpuprof.cli.profile import validate_outputs
     validate_outputs((junit, "--junit"), (markdown, "--markdown"))
     flags = {"max_data_wait": max_data_wait, "min_samples_per_second": min_samples_per_second,
              "min_gpu_util": min_gpu_util, "max_regression": max_regression}

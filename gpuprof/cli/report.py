@@ -1,41 +1,15 @@
 """`gpuprof report RUN`: render a saved run again (analysis is repeatable)."""
 
-import os
 from typing import Optional
 
 import typer
 
-from gpuprof.cli import app
+from gpuprof.cli.app import app
 from gpuprof.launch.errors import UsageProblem
-from gpuprof.record.reader import RecordError, load_run
-from gpuprof.record.schema import REPORT_FILE
+from gpuprof.record.reader import RecordError
+from gpuprof.reporting.save import build_and_save, show
 
 FORMATS = ("console", "json", "markdown")
-
-
-def build_and_save(run_dir: str, json_path: Optional[str] = None) -> dict:
-    from gpuprof.render.json_report import write_json
-    from gpuprof.reporting.build import build_report
-
-    report = build_report(load_run(run_dir), run_dir=run_dir)
-    write_json(report, os.path.join(run_dir, REPORT_FILE))
-    if json_path:
-        write_json(report, json_path)
-    return report
-
-
-def show(report: dict, fmt: str = "console") -> None:
-    if fmt == "json":
-        import json
-        import sys
-        sys.stdout.write(json.dumps(report, indent=1) + "\n")
-    elif fmt == "markdown":
-        import sys
-        from gpuprof.render.markdown import render_markdown
-        sys.stdout.write(render_markdown(report))
-    else:
-        from gpuprof.render.console import render_console
-        render_console(report)
 
 
 @app.command()
@@ -48,7 +22,7 @@ def report(
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(FORMATS)}")
     if json_path is not None:
-        from gpuprof.cli.run import check_writable_file
+        from gpuprof.cli.profile import check_writable_file
         check_writable_file(json_path, "--json")
     try:
         data = build_and_save(run_dir, json_path)

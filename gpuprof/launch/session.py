@@ -2,7 +2,6 @@
 thin layer over this object."""
 
 import os
-import platform
 import resource
 import sys
 import threading
@@ -110,6 +109,10 @@ class RunSession:
     def _stop_samplers(self) -> None:
         for loop in self._threads:
             loop.stop()
+        if self.system is not None:
+            close = getattr(self.system.source, "close", None)
+            if close is not None:
+                close()
         if self.nvml is not None:
             self.nvml.stop()
 
@@ -134,9 +137,9 @@ class RunSession:
             "command": redact_argv(self.command.argv),
             "kind": self.command.kind,
             "target": self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
-            "host": platform.node(),
+            "host": os.uname().nodename,
             "python": sys.version.split()[0],
-            "platform": platform.platform(),
+            "platform": _platform(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
             "start_monotonic": outcome.started,
             "end_monotonic": outcome.ended,
@@ -168,3 +171,10 @@ def _signal_name(number):
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def _platform() -> str:
+    """The OS, kernel and machine, as platform.platform() says it without the `uname -p`
+    subprocess it starts on Linux."""
+    u = os.uname()
+    return f"{u.sysname}-{u.release}-{u.machine}"

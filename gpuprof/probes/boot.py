@@ -12,6 +12,7 @@ from gpuprof.record.redact import redact_argv
 _state = {"writer": None, "settings": None}
 _closers = []          # run before the event file closes: probes write their last aggregates
 _fork_resets = []      # run in a forked child: probes drop state that belongs to the parent
+_drains = []           # run at each flush of the event file: probes write what they buffered
 
 
 def at_close(func) -> None:
@@ -20,6 +21,22 @@ def at_close(func) -> None:
 
 def at_fork_child(func) -> None:
     _fork_resets.append(func)
+
+
+def add_drain(func) -> None:
+    """`func` writes a probe's buffered items; called every flush interval and at each flush."""
+    _drains.append(func)
+    current = _state["writer"]
+    if current is not None:
+        current.start_timer()
+
+
+def _drain_all() -> None:
+    for func in list(_drains):
+        try:
+            func()
+        except Exception:
+            pass
 
 
 def writer():
@@ -63,7 +80,8 @@ def start(config: dict) -> None:
 
 def _open_writer(origin: str) -> None:
     config = _state["settings"]
-    current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)))
+    current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)),
+                          before_flush=_drain_all)
     _state["writer"] = current
     current.emit_now({
         "k": "process",
@@ -122,6 +140,7 @@ def _after_fork_in_child() -> None:
     if inherited is not None:
         inherited.abandon()
     _state["writer"] = None
+    del _drains[:]         # the parent's probes and their buffered rows stay the parent's
     for func in list(_fork_resets):
         try:
             func()

@@ -20,7 +20,7 @@ from gpuprof.probes.where import user_location
 FACT_BATCHES = 3
 
 _loader_ids = weakref.WeakKeyDictionary()
-_state = {"next": 0, "starting": None, "active": None, "batches": 0}
+_state = {"next": 0, "starting": None, "active": None, "batches": 0, "generation": 0}
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
@@ -111,29 +111,33 @@ def _patch_iter_init(cls) -> None:
         _state["starting"] = loader_id
         started = time.monotonic()
         original(self, loader, *args, **kwargs)
-        _iterators[self] = loader_id
+        try:
+            setattr(self, _LOADER, loader_id)
+        except AttributeError:
+            pass
         boot.emit({"k": "epoch", "l": loader_id, "t": started, "start_s": time.monotonic() - started})
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
 
 
-_iterators = weakref.WeakKeyDictionary()
+_LOADER = "_gpuprof_loader"     # an iterator's loader id, kept on the iterator
 
 
 # -- the consumer: time blocked per batch ------------------------------------------------------
 def _patch_next_data(cls, torch) -> None:
     original = cls._next_data
+    perf_counter = time.perf_counter
 
     def _next_data(self):
-        loader_id = _iterators.get(self)
+        loader_id = self.__dict__.get(_LOADER)
         previous, _state["active"] = _state["active"], loader_id
-        start = time.perf_counter()
+        start = perf_counter()
         try:
             data = original(self)
         finally:
             _state["active"] = previous
-        end = time.perf_counter()
+        end = perf_counter()
         try:
             _on_batch(loader_id, data, end - start, torch)
         except Exception:
@@ -153,49 +157,43 @@ def _on_batch(loader_id, data, wait, torch) -> None:
     _state["batches"] += 1
     stream = _consumers.get(loader_id)
     if stream is None:
-        stream = _consumers[loader_id] = Stream("batch", {"l": loader_id})
+        stream = _consumers[loader_id] = Stream("batch", ("w",), {"l": loader_id})
         _facts_left[loader_id] = FACT_BATCHES
-    stream.add(time.monotonic(), w=wait)
-    if _facts_left.get(loader_id, 0) > 0:
+    stream.add(time.monotonic(), wait)
+    if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
         boot.emit({"k": "batch_facts", "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
                    "tensors": describe_batch(data, torch)})
 
 
 # -- the producer: what each fetched batch cost -----------------------------------------------
+FETCH_FIELDS = ("wall", "cpu", "sys", "rq", "rb", "rc")
+
+
 def _patch_fetch(cls, torch) -> None:
     original = cls.fetch
     get_worker_info = torch.utils.data.get_worker_info
-    worker = {"pid": None, "info": None}
+    perf_counter, monotonic = time.perf_counter, time.monotonic
 
     def fetch(self, possibly_batched_index):
         # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
         # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
         before = _getrusage(_RUSAGE_THREAD)
         queued_before = _runqueue_wait()
-        start = time.perf_counter()
+        start = perf_counter()
         data = original(self, possibly_batched_index)
-        end = time.perf_counter()
+        end = perf_counter()
         after = _getrusage(_RUSAGE_THREAD)
         try:
             queued = _runqueue_wait() - queued_before
-            user = after.ru_utime - before.ru_utime
             system = after.ru_stime - before.ru_stime
             read_bytes, read_chars = _thread_io_delta(end)
-            pid = os.getpid()
-            if worker["pid"] != pid:          # a process is a worker or not for its whole life
-                worker["pid"], worker["info"] = pid, get_worker_info()
-            info = worker["info"]
-            worker_id = info.id if info is not None else None
-            loader_id = _state["active"] if info is None else _state["starting"]
-            key = (loader_id, worker_id)
-            stream = _producers.get(key)
-            if stream is None:
-                stream = _producers[key] = Stream("fetch", {"l": loader_id, "w": worker_id,
-                                                           "ds": type(self.dataset).__qualname__})
-            stream.add(time.monotonic(), wall=end - start, cpu=user + system, sys=system, rq=queued,
-                       rb=read_bytes, rc=read_chars)
-            if info is not None:
+            producer = self.__dict__.get(_PRODUCER)
+            if producer is None or producer[2] != _state["generation"]:
+                producer = _producer_of(self, get_worker_info())
+            producer[0].add(monotonic(), end - start, after.ru_utime - before.ru_utime + system, system, queued,
+                            read_bytes, read_chars)
+            if producer[1]:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
                 boot.flush()
@@ -205,6 +203,27 @@ def _patch_fetch(cls, torch) -> None:
 
     fetch.__wrapped__ = original
     cls.fetch = fetch
+
+
+_PRODUCER = "_gpuprof_producer"
+
+
+def _producer_of(fetcher, info):
+    """(stream, in a worker, fork generation) for a fetcher, kept on it: a fetcher serves one loader
+    in one process (the main process's iterator, or one worker) until a fork copies it."""
+    worker_id = info.id if info is not None else None
+    loader_id = _state["active"] if info is None else _state["starting"]
+    key = (loader_id, worker_id)
+    stream = _producers.get(key)
+    if stream is None:
+        stream = _producers[key] = Stream("fetch", FETCH_FIELDS, {"l": loader_id, "w": worker_id,
+                                                                  "ds": type(fetcher.dataset).__qualname__})
+    producer = (stream, info is not None, _state["generation"])
+    try:
+        setattr(fetcher, _PRODUCER, producer)
+    except AttributeError:
+        pass
+    return producer
 
 
 try:
@@ -221,9 +240,13 @@ except (ImportError, AttributeError):  # not Linux: no per-thread split, thread 
         return _Usage
 
 
+_get_ident = threading.get_ident
+
+
 class _ThreadFile:
     """A /proc/thread-self file kept open for the thread that opened it; reopened when another
-    thread or a forked child asks, read with one pread. None where it does not exist."""
+    thread asks (a forked child closes it first: _reset_in_child), read with one pread. None
+    where it does not exist."""
 
     def __init__(self, path: str, size: int):
         self.path = path
@@ -232,7 +255,7 @@ class _ThreadFile:
         self.fd = None
 
     def read(self):
-        key = (os.getpid(), threading.get_ident())
+        key = _get_ident()
         if self.key != key:
             self.close()
             try:
@@ -244,7 +267,7 @@ class _ThreadFile:
 
     def fresh(self) -> bool:
         """True when the last read came from this very thread."""
-        return self.key == (os.getpid(), threading.get_ident())
+        return self.key == _get_ident()
 
     def close(self) -> None:
         if self.fd is not None:
@@ -305,6 +328,7 @@ def _flush_all() -> None:
 def _reset_in_child() -> None:
     """A forked worker keeps which loader it serves, and nothing of its parent's tallies."""
     _state["batches"] = 0
+    _state["generation"] += 1
     _consumers.clear()
     _facts_left.clear()
     _producers.clear()

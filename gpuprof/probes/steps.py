@@ -14,7 +14,7 @@ from gpuprof.probes.stream import Stream
 
 _state = {"stream": None, "last_end": None, "armed": None, "first_forward": None,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "stopping": False,
-          "batches_at_step": -1}
+          "batches_at_step": -1, "stop_at": None}
 
 
 def install(torch) -> None:
@@ -22,45 +22,55 @@ def install(torch) -> None:
     from torch.optim.optimizer import register_optimizer_step_post_hook
 
     _state["register_pre_hook"] = register_module_forward_pre_hook
-    _state["stream"] = Stream("step")
+    _state["stream"] = Stream("step", ("f", "fc"))
     register_optimizer_step_post_hook(_after_step)
     boot.at_close(_flush)
     boot.at_fork_child(_reset_in_child)
 
 
+_monotonic = time.monotonic
+_loader_state = dataloader._state      # holds "batches": batches this process has taken
+
+
 def _after_step(optimizer, args, kwargs) -> None:
     try:
-        _record_step(optimizer, time.monotonic())
+        _record_step(optimizer, _monotonic())
     except Exception:
         pass
 
 
 def _record_step(optimizer, now: float) -> None:
-    merged = (_state["last_optimizer"] is not None and _state["last_optimizer"] != id(optimizer)
-              and _state["first_forward"] is None
-              and dataloader.batches_consumed() == _state["batches_at_step"])
-    if merged:
+    # On every step of the program: kept to plain local and dict reads.
+    state = _state
+    batches = _loader_state["batches"]
+    first_forward = state["first_forward"]
+    last_optimizer = state["last_optimizer"]
+    if (first_forward is None and last_optimizer is not None and last_optimizer != id(optimizer)
+            and batches == state["batches_at_step"]):
         # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
         # the same training step, not a new one.
-        _state["last_end"] = now
+        state["last_end"] = now
         return
-    _disarm()
-    values = {}
-    if _state["first_forward"] is not None and _state["last_end"] is not None:
-        values["f"] = _state["first_forward"] - _state["last_end"]      # host time before the forward
-        values["fc"] = _state["forward_cpu"]                             # this thread's CPU in it
-    _state["count"] += 1
-    _state["stream"].add(now, **values)
-    _state["last_end"] = now
-    _state["last_optimizer"] = id(optimizer)
-    _state["first_forward"] = None
+    if state["armed"] is not None:
+        _disarm()
+    last_end = state["last_end"]
+    if first_forward is not None and last_end is not None:
+        # The host time before the forward, and this thread's CPU in it.
+        state["stream"].add(now, first_forward - last_end, state["forward_cpu"])
+    else:
+        state["stream"].add(now, None, None)
+    state["count"] += 1
+    state["last_end"] = now
+    state["last_optimizer"] = id(optimizer)
+    state["first_forward"] = None
     # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
     # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
-    batches = dataloader.batches_consumed()
-    if batches == _state["batches_at_step"]:
+    if batches == state["batches_at_step"]:
         _arm()
-    _state["batches_at_step"] = batches
-    _check_step_limit()
+    state["batches_at_step"] = batches
+    stop_at = state["stop_at"]
+    if stop_at is None or (stop_at and not state["stopping"]):
+        _check_step_limit()
 
 
 def _arm() -> None:
@@ -89,14 +99,18 @@ def _first_forward(module, inputs):
 def _check_step_limit() -> None:
     """With `gpuprof run --steps N`, end the program politely after N measured steps, as a
     user's Ctrl-C would: one SIGINT to this process (the main training process only)."""
-    config = boot.settings()
-    limit = config.get("max_steps")
-    if not limit or _state["stopping"]:
+    if _state["stopping"]:
         return
-    # The first step (start-up) and the warm-up steps are not measured: stop after N measured ones.
-    if _state["count"] >= int(limit) + int(config.get("warmup_steps") or 0) + 1:
+    stop_at = _state["stop_at"]
+    if stop_at is None:
+        # The first step (start-up) and the warm-up steps are not measured: stop after N measured ones.
+        config = boot.settings()
+        limit = config.get("max_steps")
+        stop_at = _state["stop_at"] = int(limit) + int(config.get("warmup_steps") or 0) + 1 if limit else 0
+    if stop_at and _state["count"] >= stop_at:
         _state["stopping"] = True
-        boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(limit), "total": _state["count"]})
+        boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
+                   "total": _state["count"]})
         _flush()
         boot.flush()
         # Sent from another thread, the SIGINT interrupts the program wherever it is, as a Ctrl-C
@@ -115,5 +129,5 @@ def _flush() -> None:
 
 
 def _reset_in_child() -> None:
-    _state.update(stream=Stream("step"), last_end=None, armed=None, first_forward=None,
+    _state.update(stream=Stream("step", ("f", "fc")), last_end=None, armed=None, first_forward=None,
                   last_optimizer=None, count=0, batches_at_step=-1)

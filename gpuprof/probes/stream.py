@@ -1,63 +1,93 @@
-"""Per-item events with bounded volume: every item at first, then one summed event per block.
+"""Per-item measurements with a hot path of one list append, and bounded volume on disk.
 
-A run of a million steps writes the first `full` items one by one and the rest as blocks of
-`block` items (count, first and last time, sums and maxima), so the event files and the analysis
-stay bounded while totals stay exact."""
+`add` only appends a tuple; the rows are turned into events when the process's event file is
+flushed (every second from the writer's thread, when a probe flushes, at exit). The first `full`
+items are written as rows of a columnar event ({"cols": [...], "rows": [[...], ...]}, read back
+as one item each); after that every `block` items become one summed event (count, first and last
+time, sums and maxima), so a run of a million steps keeps its event files and analysis bounded
+while totals stay exact."""
 
 import json
 import math
+import threading
 
 from gpuprof.probes import boot
 
+PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
+
 
 class Stream:
-    def __init__(self, kind: str, static: dict = None, full: int = 5000, block: int = 50, emit=None):
+    def __init__(self, kind: str, fields, static: dict = None, full: int = 5000, block: int = 50, emit=None):
         self.kind = kind
+        self.fields = tuple(fields)
         self.static = dict(static or {})
         self.full = full
         self.block = block
-        self.count = 0
+        self.count = 0            # rows taken from the hot path so far
+        self._rows = []           # appended by the hot path, taken by drain
+        self._tail = []           # rows past `full` waiting to fill a block
+        self._drain_lock = threading.Lock()
         self._emit = emit or boot.emit
-        self._emit_line = (lambda line: self._emit(json.loads(line))) if emit else boot.emit_line
-        # The hot path formats numbers straight into a JSON object: a third of json.dumps's cost.
-        self._prefix = json.dumps(dict({"k": kind}, **self.static), separators=(",", ":"))[:-1]
-        self._block = None
+        self._emit_line = None if emit else boot.emit_line
+        if emit is None:
+            boot.add_drain(self.drain)
 
-    def add(self, t: float, **values) -> None:
-        self.count += 1
-        if self.count <= self.full:
-            parts = [self._prefix, ',"t":', repr(t)]
-            for key, value in values.items():
-                parts.append(f',"{key}":{_number(value)}')
-            parts.append("}")
-            self._emit_line("".join(parts))
-            return
-        if self._block is None:
-            self._block = {"n": 0, "t0": t, "sums": {}, "maxes": {}}
-        block = self._block
-        block["n"] += 1
-        block["t"] = t
-        for key, value in values.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                block["sums"][key] = block["sums"].get(key, 0) + value
-                if value > block["maxes"].get(key, float("-inf")):
-                    block["maxes"][key] = value
-        if block["n"] >= self.block:
-            self.flush()
+    def add(self, t: float, *values) -> None:
+        """One item: its time, then one value per field (None where not measured)."""
+        rows = self._rows
+        rows.append((t,) + values)
+        if len(rows) >= PENDING_LIMIT:
+            self.drain()
+
+    def drain(self, final: bool = False) -> None:
+        """Write what the hot path left; `final` also writes a last partial block."""
+        with self._drain_lock:
+            rows = self._rows
+            taken = rows[:]          # a slice and a slice deletion are each atomic: an append
+            del rows[:len(taken)]    # racing with them stays in the list for the next drain
+            singles = max(0, min(len(taken), self.full - self.count))
+            self.count += len(taken)
+            if singles:
+                self._emit_rows(taken[:singles])
+            self._tail.extend(taken[singles:])
+            while len(self._tail) >= self.block:
+                chunk, self._tail = self._tail[:self.block], self._tail[self.block:]
+                self._emit(self._summed(chunk))
+            if final and self._tail:
+                chunk, self._tail = self._tail, []
+                self._emit(self._summed(chunk))
 
     def flush(self) -> None:
-        block, self._block = self._block, None
-        if not block:
-            return
+        self.drain(final=True)
+
+    def discard(self) -> None:
+        """In a forked child: the parent's rows are the parent's to write."""
+        self._rows = []
+        self._tail = []
+
+    def _emit_rows(self, rows) -> None:
         event = {"k": self.kind}
         event.update(self.static)
-        event.update({"n": block["n"], "t0": block["t0"], "t": block["t"]})
-        event.update(block["sums"])
-        event.update({f"{k}_max": v for k, v in block["maxes"].items()})
-        self._emit(event)
+        event["cols"] = ("t",) + self.fields
+        event["rows"] = rows
+        if self._emit_line is None:
+            self._emit(event)
+            return
+        line = json.dumps(event, separators=(",", ":"))
+        if "NaN" in line or "Infinity" in line:     # JSON has neither: such a value becomes null
+            event["rows"] = [tuple(None if v is not None and not math.isfinite(v) else v for v in row) for row in rows]
+            line = json.dumps(event, separators=(",", ":"))
+        self._emit_line(line)
 
-
-def _number(value) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "null"
-    return repr(value)
+    def _summed(self, chunk) -> dict:
+        event = {"k": self.kind}
+        event.update(self.static)
+        event.update({"n": len(chunk), "t0": chunk[0][0], "t": chunk[-1][0]})
+        maxes = {}
+        for name, column in zip(self.fields, list(zip(*chunk))[1:]):
+            numbers = [v for v in column if v is not None and not isinstance(v, bool)]
+            if numbers:
+                event[name] = sum(numbers)
+                maxes[f"{name}_max"] = max(numbers)
+        event.update(maxes)
+        return event

@@ -22,7 +22,8 @@ def event_file_name(pid: int) -> str:
 class EventWriter:
     """Buffered, append-only JSON-lines file for one process."""
 
-    def __init__(self, directory: str, flush_interval: float = 1.0, max_buffer: int = 256):
+    def __init__(self, directory: str, flush_interval: float = 1.0, max_buffer: int = 256, before_flush=None):
+        self.before_flush = before_flush     # called on each timed or explicit flush: buffered probes write
         self.path = os.path.join(directory, event_file_name(os.getpid()))
         self.flush_interval = flush_interval
         self.max_buffer = max_buffer
@@ -48,15 +49,23 @@ class EventWriter:
                 time.monotonic() - self._last_flush >= self.flush_interval
             )
         if due:
-            self.flush()
+            self._write()
         elif self._thread is None:
-            self._start_timer()
+            self.start_timer()
 
     def emit_now(self, event: dict) -> None:
         self.emit(event)
         self.flush()
 
     def flush(self) -> None:
+        if self.before_flush is not None and not self.closed:
+            try:
+                self.before_flush()
+            except Exception:
+                pass
+        self._write()
+
+    def _write(self) -> None:
         with self._lock:
             if not self._buffer or self.closed:
                 self._last_flush = time.monotonic()
@@ -90,7 +99,7 @@ class EventWriter:
         except OSError:
             pass
 
-    def _start_timer(self) -> None:
+    def start_timer(self) -> None:
         with self._lock:
             if self._thread is not None or self.closed:
                 return

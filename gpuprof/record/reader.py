@@ -23,10 +23,32 @@ def read_event_file(path: str):
                     event = json.loads(line)
                 except ValueError:
                     continue
-                if isinstance(event, dict):
+                if not isinstance(event, dict):
+                    continue
+                if "rows" in event:
+                    yield from expand_rows(event)
+                else:
                     yield event
     except OSError:
         return
+
+
+def expand_rows(event: dict):
+    """The items of a columnar event ({"cols": names, "rows": [[...], ...]}), each shaped as the
+    single-item event it stands for; a null value is left out, as the probe left it unmeasured."""
+    static = {k: v for k, v in event.items() if k not in ("cols", "rows")}
+    names = event.get("cols")
+    rows = event.get("rows")
+    if not isinstance(names, list) or not isinstance(rows, list):
+        return
+    for row in rows:
+        if not isinstance(row, list):
+            continue
+        item = dict(static)
+        for name, value in zip(names, row):
+            if value is not None:
+                item[name] = value
+        yield item
 
 
 def read_process_events(run_dir: str):

@@ -37,10 +37,76 @@ def _read(path: str) -> str:
         return handle.read().decode("ascii", "replace")
 
 
+class OpenFiles:
+    """/proc and /sys files kept open and read again with pread: a path lookup and an open per
+    file per tick cost more than the read. A kept /proc/PID file stays bound to the process it was
+    opened for, so a reused pid is never read through a dead process's descriptor: a failed read
+    closes it and the file is opened afresh once."""
+
+    limit = 512            # descriptors kept at most; beyond, files are opened for each read
+
+    def __init__(self):
+        self._fds = {}
+
+    def read(self, path: str) -> str:
+        fd = self._fds.get(path)
+        if fd is not None:
+            try:
+                data = self._pread_all(fd)
+                if data:
+                    return data.decode("ascii", "replace")
+            except OSError:
+                pass
+            self._close(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            data = self._pread_all(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        if len(self._fds) < self.limit:
+            self._fds[path] = fd
+        else:
+            os.close(fd)
+        return data.decode("ascii", "replace")
+
+    @staticmethod
+    def _pread_all(fd: int) -> bytes:
+        chunks, offset = [], 0
+        while True:
+            chunk = os.pread(fd, 65536, offset)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            offset += len(chunk)
+
+    def forget(self, proc: str, keep_pids) -> None:
+        """Close the files of processes no longer in the tree (paths under PROC/PID/)."""
+        keep = {str(pid) for pid in keep_pids}
+        start = len(proc) + 1
+        for path in list(self._fds):
+            if path.startswith(proc):
+                head = path[start:].split("/", 1)[0]
+                if head.isdigit() and head not in keep:
+                    self._close(path)
+
+    def _close(self, path: str) -> None:
+        fd = self._fds.pop(path, None)
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        for path in list(self._fds):
+            self._close(path)
+
+
 class ProcfsSource:
     """Readings for the tree rooted at `root_pid`, found afresh on every call."""
 
-    full_scan_every = 10   # ticks between whole-/proc scans that catch children of other threads
+    full_scan_every = 20   # ticks between whole-/proc scans that catch children of other threads
 
     def __init__(self, root_pid: int, proc: str = "/proc", sys_block: str = "/sys/block"):
         self.root_pid = root_pid
@@ -49,6 +115,7 @@ class ProcfsSource:
         self._known = {root_pid}
         self._disks = self._whole_disks(sys_block)
         self._has_pressure = os.path.exists(os.path.join(proc, "pressure", "io"))
+        self._files = OpenFiles()
 
     # -- the process tree -------------------------------------------------------------------
     def tree(self):
@@ -64,7 +131,11 @@ class ProcfsSource:
             if reading is not None:
                 readings.append(reading)
         self._known = {r.pid for r in readings} or {self.root_pid}
+        self._files.forget(self.proc, self._known)
         return readings
+
+    def close(self) -> None:
+        self._files.close()
 
     def _walk_children(self):
         seen, stack = set(), [self.root_pid] + sorted(self._known - {self.root_pid})
@@ -74,7 +145,7 @@ class ProcfsSource:
                 continue
             seen.add(pid)
             try:
-                children = _read(f"{self.proc}/{pid}/task/{pid}/children").split()
+                children = self._files.read(f"{self.proc}/{pid}/task/{pid}/children").split()
             except OSError:
                 continue
             stack.extend(int(c) for c in children)
@@ -100,7 +171,7 @@ class ProcfsSource:
 
     def _read_process(self, pid: int):
         try:
-            stat = _read(f"{self.proc}/{pid}/stat")
+            stat = self._files.read(f"{self.proc}/{pid}/stat")
         except OSError:
             return None
         name = stat[stat.find("(") + 1:stat.rfind(")")]
@@ -114,7 +185,7 @@ class ProcfsSource:
         if fields[0] == "Z":
             return None
         try:
-            for line in _read(f"{self.proc}/{pid}/io").splitlines():
+            for line in self._files.read(f"{self.proc}/{pid}/io").splitlines():
                 key, _, value = line.partition(":")
                 if key == "rchar":
                     reading.read_chars = int(value)
@@ -129,7 +200,7 @@ class ProcfsSource:
         return MachineReading(cpu=self._cpu(), disk=self._disk(), pressure=self._pressure())
 
     def _cpu(self) -> dict:
-        values = [int(v) / _CLK_TCK for v in _read(f"{self.proc}/stat").split("\n", 1)[0].split()[1:]]
+        values = [int(v) / _CLK_TCK for v in self._files.read(f"{self.proc}/stat").split("\n", 1)[0].split()[1:]]
         values += [0.0] * (10 - len(values))
         user, nice, system, idle, iowait, irq, softirq, steal = values[:8]
         return {"user": user + nice, "system": system + irq + softirq, "iowait": iowait,
@@ -147,7 +218,7 @@ class ProcfsSource:
         read_bytes = write_bytes = 0
         busy = {}
         try:
-            text = _read(f"{self.proc}/diskstats")
+            text = self._files.read(f"{self.proc}/diskstats")
         except OSError:
             return (0, 0, {})
         for line in text.splitlines():
@@ -168,7 +239,7 @@ class ProcfsSource:
         out = {}
         for resource in ("cpu", "io", "memory"):
             try:
-                text = _read(f"{self.proc}/pressure/{resource}")
+                text = self._files.read(f"{self.proc}/pressure/{resource}")
             except OSError:
                 continue
             for line in text.splitlines():
@@ -187,6 +258,9 @@ class PsutilSource:
 
         self.psutil = psutil
         self.root_pid = root_pid
+
+    def close(self) -> None:
+        pass
 
     def tree(self):
         psutil = self.psutil

@@ -1,6 +1,6 @@
 import pytest
 
-from gpuprof.cli.run import split_user_args
+from gpuprof.cli.run_args import split_user_args
 from gpuprof.launch.command import resolve
 from gpuprof.launch.errors import UsageProblem
 

@@ -1,23 +1,73 @@
 """The probes' pure parts: bounded streams, selections, copy bookkeeping, the post-import hook."""
 
+import json
 import sys
+import threading
 
 import pytest
+
+from gpuprof.record.events import EventWriter
+from gpuprof.record.reader import expand_rows, read_event_file
 
 from gpuprof.probes.h5 import chunks_touched
 from gpuprof.probes.post_import import PostImportHook
 from gpuprof.probes.stream import Stream
 
 
+def _items(events):
+    """Events as the reader hands them to the analysis: columnar rows become one item each."""
+    decoded = [json.loads(json.dumps(event)) for event in events]
+    return [item for event in decoded for item in (expand_rows(event) if "rows" in event else [event])]
+
+
 def test_stream_keeps_the_first_items_then_sums_blocks():
     out = []
-    stream = Stream("batch", {"l": "1:1"}, full=3, block=4, emit=out.append)
+    stream = Stream("batch", ("w",), {"l": "1:1"}, full=3, block=4, emit=out.append)
     for i in range(12):
-        stream.add(float(i), w=1.0)
+        stream.add(float(i), 1.0)
+        if i in (1, 5):
+            stream.drain()               # the writer's thread drains at any point
     stream.flush()
-    assert [e.get("n", 1) for e in out] == [1, 1, 1, 4, 4, 1]
-    assert sum(e["w"] for e in out) == 12.0                 # totals exact
-    assert out[3] == {"k": "batch", "l": "1:1", "n": 4, "t0": 3.0, "t": 6.0, "w": 4.0, "w_max": 1.0}
+    items = _items(out)
+    assert [e.get("n", 1) for e in items] == [1, 1, 1, 4, 4, 1]
+    assert sum(e["w"] for e in items) == 12.0                 # totals exact
+    assert items[0] == {"k": "batch", "l": "1:1", "t": 0.0, "w": 1.0}
+    assert items[3] == {"k": "batch", "l": "1:1", "n": 4, "t0": 3.0, "t": 6.0, "w": 4.0, "w_max": 1.0}
+
+
+def test_stream_rows_written_to_a_file_read_back_as_items(tmp_path):
+    writer = EventWriter(str(tmp_path), flush_interval=3600)
+    stream = Stream("step", ("f", "fc"), full=10, emit=writer.emit)
+    stream._emit_line = writer.emit_line          # the probes' path: encoded once, NaN made null
+    stream.add(1.0, None, None)
+    stream.add(2.0, 0.5, float("nan"))
+    stream.flush()
+    writer.close()
+    assert list(read_event_file(writer.path)) == [{"k": "step", "t": 1.0}, {"k": "step", "t": 2.0, "f": 0.5}]
+
+
+def test_stream_writes_every_item_once_while_another_thread_drains():
+    out = []
+    stream = Stream("fetch", ("wall",), full=10**9, emit=out.append)
+    done = threading.Event()
+
+    def drain_until_done():
+        while not done.is_set():
+            stream.drain()
+
+    drainer = threading.Thread(target=drain_until_done)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)          # hand the GIL over between almost every pair of bytecodes
+    try:
+        drainer.start()
+        for i in range(100_000):
+            stream.add(float(i), 1.0)
+    finally:
+        done.set()
+        drainer.join()
+        sys.setswitchinterval(interval)
+    stream.flush()
+    assert [item["t"] for item in _items(out)] == [float(i) for i in range(100_000)]
 
 
 @pytest.mark.parametrize("key, expected", [
