@@ -19,8 +19,8 @@ ROOT = os.path.dirname(HERE)
 
 PROGRAMS = [
     # name, script (relative to the project root), arguments
-    ("fast loop (~200 steps/s)", "bench/programs/fast_loop.py", ["3000", "256"]),
-    ("fast loop (~500 steps/s)", "bench/programs/fast_loop.py", ["6000", "32"]),
+    ("fast loop (~300 steps/s)", "bench/programs/fast_loop.py", ["3000", "256"]),
+    ("fast loop (~650 steps/s)", "bench/programs/fast_loop.py", ["6000", "32"]),
     ("input-bound", "examples/cpu_starved.py", []),
     ("compute-bound", "examples/compute_heavy.py", []),
 ]

@@ -1,5 +1,6 @@
 """A fast training loop that stresses the probes: a tiny model fed by a DataLoader with cheap
-samples, about 200 steps/s on a 2-core machine (argv[1] steps, default 1500)."""
+samples (argv[1] steps, default 1500; argv[2] batch size, default 32). On a 2-core machine: about
+300 steps/s at batch 256, about 650 steps/s at batch 32."""
 import sys
 
 import torch

@@ -71,10 +71,13 @@ class OpenFiles:
         return data.decode("ascii", "replace")
 
     @staticmethod
-    def _pread_all(fd: int) -> bytes:
-        chunks, offset = [], 0
+    def _pread_all(fd: int, size: int = 65536) -> bytes:
+        data = os.pread(fd, size, 0)
+        if len(data) < size:        # the whole file in one read: /proc files are generated whole
+            return data
+        chunks, offset = [data], len(data)
         while True:
-            chunk = os.pread(fd, 65536, offset)
+            chunk = os.pread(fd, size, offset)
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)

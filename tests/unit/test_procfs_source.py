@@ -57,3 +57,15 @@ def test_kept_files_read_fresh_values():
     second = source.machine().cpu
     assert sum(second.values()) > sum(first.values())
     source.close()
+
+
+def test_open_files_read_whole_files_larger_than_one_read_and_see_rewrites(tmp_path):
+    from gpuprof.samplers.procfs import OpenFiles
+
+    path = tmp_path / "stat"
+    path.write_text("cpu " + "1 " * 100_000 + "\n")
+    files = OpenFiles()
+    assert files.read(str(path)) == path.read_text()
+    path.write_text("cpu 2\n")                      # rewritten in place: the kept descriptor sees it
+    assert files.read(str(path)) == "cpu 2\n"
+    files.close()

@@ -76,3 +76,17 @@ def test_every_option_of_the_typer_command_is_known():
             if name.startswith("-"):
                 assert name in known, f"{name} is an option of `gpuprof run` that run_args does not know"
     assert run_command.run is not None
+
+
+def test_the_run_path_imports_no_typer():
+    """A plain `gpuprof run` starts the program before Typer could even be imported: none of the
+    modules on its path may import it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import gpuprof.cli, gpuprof.cli.profile, gpuprof.cli.run_args, gpuprof.launch.session\n"
+            "import gpuprof.reporting.save, gpuprof.reporting.build, gpuprof.render.console\n"
+            "print('typer' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
