@@ -4,6 +4,7 @@ import os
 import sys
 
 _GPUPROF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_EXAMPLES_DIR = os.path.join(_GPUPROF_DIR, "examples") + os.sep   # the demo's program is a user's program
 
 
 def user_location(skip_dirs=(), depth: int = 2):
@@ -13,8 +14,10 @@ def user_location(skip_dirs=(), depth: int = 2):
     frame = sys._getframe(depth)
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith("<") and not os.path.abspath(filename).startswith(skip):
-            return f"{_display(filename)}:{frame.f_lineno}"
+        if not filename.startswith("<"):
+            path = os.path.abspath(filename)
+            if not path.startswith(skip) or path.startswith(_EXAMPLES_DIR):
+                return f"{_display(filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return None
 

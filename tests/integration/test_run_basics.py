@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.conftest import PROGRAMS
+from tests.conftest import PROGRAMS, ROOT
 from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
 
 SHOW = os.path.join(PROGRAMS, "show_context.py")
@@ -153,3 +153,16 @@ def test_demo_runs_the_bundled_example_and_gives_a_verdict(tmp_path):
     report = load_json(tmp_path / "run" / "report.json")
     assert report["verdict"]["bottleneck"] == "input.cpu" and report["advice"][0]["id"] == "num-workers"
     assert "Input-bound" in got.stderr
+    # The demo's program ships inside gpuprof, yet it is the user's code the advice points at.
+    assert report["dataloaders"][0]["where"].endswith(f"demo_train.py:{_line_of('DataLoader(', DEMO)}")
+
+
+DEMO = os.path.join(ROOT, "gpuprof", "examples", "demo_train.py")
+
+
+def _line_of(text: str, path: str) -> int:
+    with open(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if text in line and "import" not in line:
+                return number
+    raise AssertionError(f"{text} not in {path}")
