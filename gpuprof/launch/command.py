@@ -2,20 +2,23 @@
 
 import importlib.machinery
 import os
-import shutil
 import sys
-import zipfile
-from dataclasses import dataclass, field
 
 from gpuprof.launch.errors import UsageProblem
 
 
-@dataclass
 class ChildCommand:
-    argv: list
-    kind: str                  # "script", "module" or "command"
-    target: str                # the script path, module name or executable
-    args: list = field(default_factory=list)
+    """What runs: its argv, its kind ("script", "module" or "command"), its target (the script path,
+    module name or executable) and the arguments after it."""
+
+    def __init__(self, argv: list, kind: str, target: str, args: list = None):
+        self.argv = argv
+        self.kind = kind
+        self.target = target
+        self.args = list(args or [])
+
+    def __repr__(self) -> str:
+        return f"ChildCommand(argv={self.argv!r}, kind={self.kind!r}, target={self.target!r})"
 
     @property
     def label(self) -> str:
@@ -48,7 +51,7 @@ def resolve(script=None, module=None, command=None, args=(), python=sys.executab
                 raise UsageProblem(f"command not found: {exe}")
             if os.path.isdir(exe) or not os.access(exe, os.X_OK):
                 raise UsageProblem(f"not an executable file: {exe}")
-        elif shutil.which(exe) is None:
+        elif _which(exe) is None:
             raise UsageProblem(f"command not found: {exe}")
         return ChildCommand(argv=list(command), kind="command", target=exe, args=list(command[1:]))
     if module is not None:
@@ -74,7 +77,7 @@ def _check_script(script: str) -> None:
             head = handle.read(4096)
     except OSError as exc:
         raise UsageProblem(f"cannot read {script}: {exc.strerror or exc}")
-    if b"\0" in head and not zipfile.is_zipfile(script) and not script.endswith(".pyc"):
+    if b"\0" in head and not _is_zipfile(script) and not script.endswith(".pyc"):
         raise UsageProblem(f"{script} is a binary file, not a Python script")
 
 
@@ -88,3 +91,14 @@ def _check_module(module: str) -> None:
     search = [os.getcwd()] + [p for p in sys.path if p]
     if importlib.machinery.PathFinder.find_spec(top, search) is None:
         raise UsageProblem(f"no module named {top!r}")
+
+
+# shutil and zipfile cost ~10 ms to import, paid before the program starts: imported when needed.
+def _which(exe: str):
+    import shutil
+    return shutil.which(exe)
+
+
+def _is_zipfile(path: str) -> bool:
+    import zipfile
+    return zipfile.is_zipfile(path)

@@ -6,7 +6,6 @@ import resource
 import sys
 import threading
 import time
-from dataclasses import dataclass
 
 import gpuprof
 from gpuprof.launch.environment import child_environment
@@ -22,15 +21,18 @@ def load_nvml():
     return load()
 
 
-@dataclass
 class RunOptions:
-    out: str = None
-    interval: float = 0.1
-    probes: bool = True
-    gpu: bool = True
-    live: bool = False
-    max_steps: int = None
-    warmup_steps: int = 0
+    """How to run: the run folder, the sampling interval, which samplers and probes, the step limit."""
+
+    def __init__(self, out: str = None, interval: float = 0.1, probes: bool = True, gpu: bool = True,
+                 live: bool = False, max_steps: int = None, warmup_steps: int = 0):
+        self.out = out
+        self.interval = interval
+        self.probes = probes
+        self.gpu = gpu
+        self.live = live
+        self.max_steps = max_steps
+        self.warmup_steps = warmup_steps
 
 
 class RunSession:

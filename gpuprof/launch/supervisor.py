@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
 
 WATCHED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 SI_KERNEL = 0x80      # si_code of a signal the kernel sent itself: a terminal's Ctrl-C, Ctrl-\, hangup
@@ -30,14 +29,20 @@ def _step_aside() -> None:
         pass
 
 
-@dataclass
 class Outcome:
-    pid: int
-    returncode: int            # as subprocess gives it: negative -N when the child died of signal N
-    started: float             # monotonic
-    ended: float               # monotonic
-    interrupted: bool = False  # a SIGINT/SIGTERM/SIGHUP/SIGQUIT reached the job during the run
-    signals: list = field(default_factory=list)   # [{"signal", "from", "forwarded", "t"}]
+    """How the child ended. `returncode` is as subprocess gives it (negative -N when the child died
+    of signal N); `started` and `ended` are monotonic; `interrupted` says a SIGINT, SIGTERM, SIGHUP
+    or SIGQUIT reached the job during the run; `signals` lists them ({"signal", "from",
+    "forwarded", "t"})."""
+
+    def __init__(self, pid: int, returncode: int, started: float, ended: float, interrupted: bool = False,
+                 signals: list = None):
+        self.pid = pid
+        self.returncode = returncode
+        self.started = started
+        self.ended = ended
+        self.interrupted = interrupted
+        self.signals = signals if signals is not None else []
 
     @property
     def exit_status(self) -> int:
