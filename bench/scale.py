@@ -17,6 +17,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from gpuprof.probes.dataloader import FETCH_FIELDS  # noqa: E402
 from gpuprof.probes.stream import Stream  # noqa: E402
 from gpuprof.record.atomic import write_json_atomic  # noqa: E402
 from gpuprof.record.events import EventWriter  # noqa: E402
@@ -37,12 +38,9 @@ def write_events(folder: str, steps: int, full: int) -> None:
                  "pin_memory": False, "prefetch_factor": None, "persistent_workers": False, "drop_last": False,
                  "context": None, "dataset": "Images", "sampler": "RandomSampler", "batch_sampler": "BatchSampler",
                  "iterable": False})
-    emit = writer.emit_line
-    step = Stream("step", ("f", "fc"), full=full, emit=writer.emit)
-    batch = Stream("batch", ("w",), {"l": "1:1"}, full=full, emit=writer.emit)
-    fetch = Stream("fetch", ("wall", "cpu", "sys", "rq", "rb", "rc"), {"l": "1:1", "w": None, "ds": "Images"},
-                   full=full, emit=writer.emit)
-    step._emit_line = batch._emit_line = fetch._emit_line = emit
+    step = Stream("step", ("f", "fc"), full=full, sink=writer)
+    batch = Stream("batch", ("w",), {"l": "1:1"}, full=full, sink=writer)
+    fetch = Stream("fetch", FETCH_FIELDS, {"l": "1:1", "w": None, "ds": "Images"}, full=full, sink=writer)
     for i in range(steps):
         t = 10.0 + i * STEP
         fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0)

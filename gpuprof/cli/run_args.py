@@ -17,6 +17,11 @@ FLAGS = {
 MODULE_OPTIONS = ("-m", "--module")
 
 
+def _is_module_option(arg: str) -> bool:
+    """-m MODULE, --module MODULE, --module=MODULE or -mMODULE: the user's program starts here."""
+    return arg in MODULE_OPTIONS or arg.startswith("--module=") or (arg.startswith("-m") and not arg.startswith("--"))
+
+
 def read_run_args(args):
     """The keyword arguments of profile() for `run ...`, or None when Typer should read the line."""
     if not args or args[0] != "run":
@@ -29,7 +34,7 @@ def read_run_args(args):
         if arg == "--":
             command = rest[i + 1:]
             return dict(options, target=command, command_mode=True) if command else None
-        if arg in MODULE_OPTIONS or arg.startswith("--module=") or (arg.startswith("-m") and not arg.startswith("--")):
+        if _is_module_option(arg):
             if arg in MODULE_OPTIONS:
                 if i + 1 >= len(rest) or rest[i + 1].startswith("-"):
                     return None
@@ -68,12 +73,11 @@ def split_user_args(args, value_options) -> list:
         arg = args[i]
         if arg == "--":
             return out + ["--command-mode", "--"] + args[i + 1:]
-        if arg in ("-m", "--module"):
+        if arg in MODULE_OPTIONS:
             return out + args[i:i + 2] + ["--"] + args[i + 2:]
-        if arg.startswith("--module="):
-            return out + ["--module", arg.split("=", 1)[1], "--"] + args[i + 1:]
-        if arg.startswith("-m") and not arg.startswith("--"):
-            return out + ["-m", arg[2:], "--"] + args[i + 1:]
+        if _is_module_option(arg):
+            name, value = ("--module", arg.split("=", 1)[1]) if arg.startswith("--") else ("-m", arg[2:])
+            return out + [name, value, "--"] + args[i + 1:]
         if not arg.startswith("-") or arg == "-":
             return out + ["--"] + args[i:]
         out.append(arg)

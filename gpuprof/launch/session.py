@@ -112,9 +112,7 @@ class RunSession:
         for loop in self._threads:
             loop.stop()
         if self.system is not None:
-            close = getattr(self.system.source, "close", None)
-            if close is not None:
-                close()
+            self.system.source.close()
         if self.nvml is not None:
             self.nvml.stop()
 

@@ -24,11 +24,9 @@ def at_fork_child(func) -> None:
 
 
 def add_drain(func) -> None:
-    """`func` writes a probe's buffered items; called every flush interval and at each flush."""
+    """`func` writes a probe's buffered items; called at each flush of the event file, which its
+    writer's thread (started when the file opens) does every flush interval."""
     _drains.append(func)
-    current = _state["writer"]
-    if current is not None:
-        current.start_timer()
 
 
 def _drain_all() -> None:

@@ -13,8 +13,8 @@ from gpuprof.probes import boot, dataloader
 from gpuprof.probes.stream import Stream
 
 _state = {"stream": None, "last_end": None, "armed": None, "first_forward": None,
-          "last_optimizer": None, "count": 0, "register_pre_hook": None, "stopping": False,
-          "batches_at_step": -1, "stop_at": None}
+          "last_optimizer": None, "count": 0, "register_pre_hook": None,
+          "batches_at_step": -1, "stop_at": None}     # stop_at: None unknown yet, 0 nothing (more) to stop at
 
 
 def install(torch) -> None:
@@ -29,7 +29,7 @@ def install(torch) -> None:
 
 
 _monotonic = time.monotonic
-_loader_state = dataloader._state      # holds "batches": batches this process has taken
+_batches_consumed = dataloader.batches_consumed
 
 
 def _after_step(optimizer, args, kwargs) -> None:
@@ -42,7 +42,7 @@ def _after_step(optimizer, args, kwargs) -> None:
 def _record_step(optimizer, now: float) -> None:
     # On every step of the program: kept to plain local and dict reads.
     state = _state
-    batches = _loader_state["batches"]
+    batches = _batches_consumed()
     first_forward = state["first_forward"]
     last_optimizer = state["last_optimizer"]
     if (first_forward is None and last_optimizer is not None and last_optimizer != id(optimizer)
@@ -68,8 +68,7 @@ def _record_step(optimizer, now: float) -> None:
     if batches == state["batches_at_step"]:
         _arm()
     state["batches_at_step"] = batches
-    stop_at = state["stop_at"]
-    if stop_at is None or (stop_at and not state["stopping"]):
+    if state["stop_at"] != 0:
         _check_step_limit()
 
 
@@ -99,8 +98,6 @@ def _first_forward(module, inputs):
 def _check_step_limit() -> None:
     """With `gpuprof run --steps N`, end the program politely after N measured steps, as a
     user's Ctrl-C would: one SIGINT to this process (the main training process only)."""
-    if _state["stopping"]:
-        return
     stop_at = _state["stop_at"]
     if stop_at is None:
         # The first step (start-up) and the warm-up steps are not measured: stop after N measured ones.
@@ -108,7 +105,7 @@ def _check_step_limit() -> None:
         limit = config.get("max_steps")
         stop_at = _state["stop_at"] = int(limit) + int(config.get("warmup_steps") or 0) + 1 if limit else 0
     if stop_at and _state["count"] >= stop_at:
-        _state["stopping"] = True
+        _state["stop_at"] = 0        # once: the SIGINT is on its way
         boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
                    "total": _state["count"]})
         _flush()

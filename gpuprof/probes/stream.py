@@ -17,7 +17,10 @@ PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
 
 
 class Stream:
-    def __init__(self, kind: str, fields, static: dict = None, full: int = 5000, block: int = 50, emit=None):
+    def __init__(self, kind: str, fields, static: dict = None, full: int = 5000, block: int = 50, sink=None):
+        """`sink` takes the events (`emit(dict)`, `emit_line(str)`): this process's event file
+        through the probes' boot module by default, which also drains the stream at each flush;
+        an EventWriter or any such object elsewhere (tests, benchmarks), drained by `flush`."""
         self.kind = kind
         self.fields = tuple(fields)
         self.static = dict(static or {})
@@ -27,9 +30,8 @@ class Stream:
         self._rows = []           # appended by the hot path, taken by drain
         self._tail = []           # rows past `full` waiting to fill a block
         self._drain_lock = threading.Lock()
-        self._emit = emit or boot.emit
-        self._emit_line = None if emit else boot.emit_line
-        if emit is None:
+        self._sink = sink or boot
+        if sink is None:
             boot.add_drain(self.drain)
 
     def add(self, t: float, *values) -> None:
@@ -52,32 +54,24 @@ class Stream:
             self._tail.extend(taken[singles:])
             while len(self._tail) >= self.block:
                 chunk, self._tail = self._tail[:self.block], self._tail[self.block:]
-                self._emit(self._summed(chunk))
+                self._sink.emit(self._summed(chunk))
             if final and self._tail:
                 chunk, self._tail = self._tail, []
-                self._emit(self._summed(chunk))
+                self._sink.emit(self._summed(chunk))
 
     def flush(self) -> None:
         self.drain(final=True)
-
-    def discard(self) -> None:
-        """In a forked child: the parent's rows are the parent's to write."""
-        self._rows = []
-        self._tail = []
 
     def _emit_rows(self, rows) -> None:
         event = {"k": self.kind}
         event.update(self.static)
         event["cols"] = ("t",) + self.fields
         event["rows"] = rows
-        if self._emit_line is None:
-            self._emit(event)
-            return
         line = json.dumps(event, separators=(",", ":"))
         if "NaN" in line or "Infinity" in line:     # JSON has neither: such a value becomes null
             event["rows"] = [tuple(None if v is not None and not math.isfinite(v) else v for v in row) for row in rows]
             line = json.dumps(event, separators=(",", ":"))
-        self._emit_line(line)
+        self._sink.emit_line(line)
 
     def _summed(self, chunk) -> dict:
         event = {"k": self.kind}

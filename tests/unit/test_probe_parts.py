@@ -14,21 +14,33 @@ from gpuprof.probes.post_import import PostImportHook
 from gpuprof.probes.stream import Stream
 
 
+class _Collect:
+    """A stream sink that keeps each event as the file would hold it (decoded JSON)."""
+
+    def __init__(self):
+        self.events = []
+
+    def emit(self, event):
+        self.events.append(json.loads(json.dumps(event)))
+
+    def emit_line(self, line):
+        self.events.append(json.loads(line))
+
+
 def _items(events):
     """Events as the reader hands them to the analysis: columnar rows become one item each."""
-    decoded = [json.loads(json.dumps(event)) for event in events]
-    return [item for event in decoded for item in (expand_rows(event) if "rows" in event else [event])]
+    return [item for event in events for item in (expand_rows(event) if "rows" in event else [event])]
 
 
 def test_stream_keeps_the_first_items_then_sums_blocks():
-    out = []
-    stream = Stream("batch", ("w",), {"l": "1:1"}, full=3, block=4, emit=out.append)
+    sink = _Collect()
+    stream = Stream("batch", ("w",), {"l": "1:1"}, full=3, block=4, sink=sink)
     for i in range(12):
         stream.add(float(i), 1.0)
         if i in (1, 5):
             stream.drain()               # the writer's thread drains at any point
     stream.flush()
-    items = _items(out)
+    items = _items(sink.events)
     assert [e.get("n", 1) for e in items] == [1, 1, 1, 4, 4, 1]
     assert sum(e["w"] for e in items) == 12.0                 # totals exact
     assert items[0] == {"k": "batch", "l": "1:1", "t": 0.0, "w": 1.0}
@@ -37,8 +49,7 @@ def test_stream_keeps_the_first_items_then_sums_blocks():
 
 def test_stream_rows_written_to_a_file_read_back_as_items(tmp_path):
     writer = EventWriter(str(tmp_path), flush_interval=3600)
-    stream = Stream("step", ("f", "fc"), full=10, emit=writer.emit)
-    stream._emit_line = writer.emit_line          # the probes' path: encoded once, NaN made null
+    stream = Stream("step", ("f", "fc"), full=10, sink=writer)      # NaN is written as null
     stream.add(1.0, None, None)
     stream.add(2.0, 0.5, float("nan"))
     stream.flush()
@@ -47,8 +58,8 @@ def test_stream_rows_written_to_a_file_read_back_as_items(tmp_path):
 
 
 def test_stream_writes_every_item_once_while_another_thread_drains():
-    out = []
-    stream = Stream("fetch", ("wall",), full=10**9, emit=out.append)
+    sink = _Collect()
+    stream = Stream("fetch", ("wall",), full=10**9, sink=sink)
     done = threading.Event()
 
     def drain_until_done():
@@ -67,7 +78,7 @@ def test_stream_writes_every_item_once_while_another_thread_drains():
         drainer.join()
         sys.setswitchinterval(interval)
     stream.flush()
-    assert [item["t"] for item in _items(out)] == [float(i) for i in range(100_000)]
+    assert [item["t"] for item in _items(sink.events)] == [float(i) for i in range(100_000)]
 
 
 @pytest.mark.parametrize("key, expected", [
