@@ -15,6 +15,7 @@ def error(message: str) -> None:
 
 
 def main(argv=None) -> None:
+    _fill_closed_stdio()
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         result = _run_without_typer(args)
@@ -58,3 +59,24 @@ def _run_with_typer(args):
             error(message.splitlines()[0])
             sys.exit(2)
         raise
+
+
+def _fill_closed_stdio() -> None:
+    """A closed stdin, stdout or stderr (`2>&-`) becomes /dev/null for gpuprof alone: opened
+    close-on-exec, so the program still starts with that descriptor closed, as under plain python,
+    and none of gpuprof's own files can take its number."""
+    import os
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            opened = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            continue
+        if opened != fd:
+            os.dup2(opened, fd, inheritable=False)
+            os.close(opened)
+        setattr(sys, name, open(fd, mode, closefd=False))

@@ -25,7 +25,7 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
     from gpuprof.gate.errors import GateInputError
     from gpuprof.gate.load import load_report
     from gpuprof.gate.output import junit_xml, markdown as markdown_text
-    from gpuprof.record.atomic import write_text_atomic
+    from gpuprof.reporting.outputs import try_write
 
     try:
         file_values, source = gate_config.load(config, cwd)
@@ -41,11 +41,16 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
         result = decide(report, thresholds, baseline, force)
     except GateInputError as exc:
         raise UsageProblem(str(exc))
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        raise UsageProblem(f"{report_path}: a malformed report ({exc.__class__.__name__}: {exc})")
+    written = True
     if junit:
-        write_text_atomic(junit, junit_xml(result, report_path))
+        written = try_write(junit, junit_xml(result, report_path), "--junit") and written
     if markdown:
-        write_text_atomic(markdown, markdown_text(result, report))
+        written = try_write(markdown, markdown_text(result, report), "--markdown") and written
     show_table(result, source)
+    if not written:
+        return 2
     return 0 if result.passed else 1
 
 
@@ -81,8 +86,8 @@ def gate(
     force: bool = typer.Option(False, "--force", help="Compare with a baseline of another program or batch size."),
 ):
     """Check a run against thresholds: exit 0 when all hold, 1 when any fails, 2 on bad input."""
-    from gpuprof.cli.profile import validate_outputs
-    validate_outputs((junit, "--junit"), (markdown, "--markdown"))
+    from gpuprof.reporting.outputs import check_all
+    check_all((junit, "--junit"), (markdown, "--markdown"))
     flags = {"max_data_wait": max_data_wait, "min_samples_per_second": min_samples_per_second,
              "min_gpu_util": min_gpu_util, "max_regression": max_regression}
     return run_gate(report, baseline_path=baseline, config=config, flags=flags, junit=junit,

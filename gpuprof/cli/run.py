@@ -45,6 +45,8 @@ def run(
     gate_config: Optional[str] = typer.Option(None, "--gate", metavar="FILE", help="Gate the run with the thresholds in FILE (TOML, [tool.gpuprof.gate])."),
     junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="With --gate: write JUnit XML."),
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="With --gate: write a Markdown summary."),
+    python: Optional[str] = typer.Option(None, "--python", metavar="EXE",
+                                         help="Interpreter for SCRIPT or -m MODULE [default: the first python on PATH]."),
     command_mode: bool = typer.Option(False, "--command-mode", hidden=True),
 ):
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
@@ -52,4 +54,4 @@ def run(
     gpuprof exits with the program's own exit status (128+N if it died of signal N)."""
     return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
                    gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
-                   junit=junit, markdown=markdown, command_mode=command_mode)
+                   junit=junit, markdown=markdown, command_mode=command_mode, python=python)

@@ -39,9 +39,37 @@ def _command_label(argv) -> str:
     return os.path.basename(argv[0])
 
 
-def resolve(script=None, module=None, command=None, args=(), python=sys.executable) -> ChildCommand:
+def default_python() -> str:
+    """The interpreter `python script.py` would run in this shell: the first `python` (else
+    `python3`) on PATH, so a program run in another virtual environment than gpuprof's sees its own
+    packages; gpuprof's own interpreter when PATH has neither."""
+    for name in ("python", "python3"):
+        found = _on_path(name)
+        if found is not None:
+            return found
+    return sys.executable
+
+
+def _on_path(name: str):
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def resolve(script=None, module=None, command=None, args=(), python=None) -> ChildCommand:
     """Check the target exists and build the child's argv; raise UsageProblem with one clear line."""
     args = list(args)
+    if python is None:
+        python = default_python()
+    elif os.sep not in python:
+        found = _on_path(python)
+        if found is None:
+            raise UsageProblem(f"--python {python}: not found on PATH")
+        python = found
+    elif not (os.path.isfile(python) and os.access(python, os.X_OK)):
+        raise UsageProblem(f"--python {python}: not an executable file")
     if command is not None:
         if not command:
             raise UsageProblem("no command given after --")
@@ -55,7 +83,7 @@ def resolve(script=None, module=None, command=None, args=(), python=sys.executab
             raise UsageProblem(f"command not found: {exe}")
         return ChildCommand(argv=list(command), kind="command", target=exe, args=list(command[1:]))
     if module is not None:
-        _check_module(module)
+        _check_module(module, same_interpreter=_same_file(python, sys.executable))
         return ChildCommand(argv=[python, "-m", module] + args, kind="module", target=module, args=args)
     if script is None:
         raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
@@ -81,12 +109,21 @@ def _check_script(script: str) -> None:
         raise UsageProblem(f"{script} is a binary file, not a Python script")
 
 
-def _check_module(module: str) -> None:
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b) or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_module(module: str, same_interpreter: bool = True) -> None:
     if not module or any(not part.isidentifier() for part in module.split(".")):
         raise UsageProblem(f"not a module name: {module!r}")
     top = module.split(".", 1)[0]
     if top in sys.builtin_module_names:
         return
+    if not same_interpreter:
+        return      # another interpreter has other packages: it says itself if the module is missing
     # Looks the name up without importing anything (no user code runs in gpuprof).
     search = [os.getcwd()] + [p for p in sys.path if p]
     if importlib.machinery.PathFinder.find_spec(top, search) is None:

@@ -14,7 +14,9 @@ def child_environment(base: dict, settings: dict) -> dict:
     """A copy of `base` with the bootstrap first on PYTHONPATH and the settings in GPUPROF_BOOTSTRAP."""
     env = dict(base)
     existing = env.get("PYTHONPATH", "")
-    parts = [p for p in existing.split(os.pathsep) if p and os.path.abspath(p) != BOOTSTRAP_DIR] if existing else []
-    env["PYTHONPATH"] = os.pathsep.join([BOOTSTRAP_DIR] + parts)
+    # Every entry the user had stays, in order, empty ones too (an empty entry puts the cwd on
+    # sys.path); an empty PYTHONPATH adds nothing, as for plain python. The bootstrap takes its own
+    # folder back off sys.path.
+    env["PYTHONPATH"] = BOOTSTRAP_DIR + (os.pathsep + existing if existing else "")
     env[BOOTSTRAP_ENV] = json.dumps(dict(settings, root=PACKAGE_ROOT), separators=(",", ":"))
     return env

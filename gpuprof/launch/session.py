@@ -4,7 +4,6 @@ thin layer over this object."""
 import os
 import resource
 import sys
-import threading
 import time
 
 import gpuprof
@@ -38,8 +37,10 @@ class RunOptions:
 class RunSession:
     def __init__(self, command, options: RunOptions, nvml_loader=load_nvml, clock=time.monotonic,
                  status_line=None, preload=None):
-        """`preload()` runs on a thread while the child runs: the report's imports, done early,
-        make the wait after the program ends shorter."""
+        """`preload()` runs once on the main thread while it waits for the child (between two
+        signal checks): the report's imports, done early, make the wait after the program ends
+        shorter. Never on another thread: two threads importing the same modules can meet
+        importlib's deadlock breaker and see a partially initialised module."""
         self.preload = preload
         self.command = command
         self.options = options
@@ -47,6 +48,8 @@ class RunSession:
         self.clock = clock
         self.status_line = status_line
         self.run_dir = None
+        self.supervisor = None
+        self.save_error = None
         self.system = None
         self.nvml = None
         self._threads = []
@@ -71,16 +74,24 @@ class RunSession:
         if self.run_dir is None:
             self.prepare()
         env = child_environment(os.environ, self.settings())
-        supervisor = Supervisor(self.command.argv, env)
+        self.supervisor = Supervisor(self.command.argv, env)
         wall_start = time.time()
         self._cpu_start = _own_cpu()
         try:
-            outcome = supervisor.run(on_started=self._start_samplers, on_tick=self._on_tick)
+            outcome = self.supervisor.run(on_started=self._start_samplers, on_tick=self._on_tick)
         finally:
             self._stop_samplers()
         self._own_cpu_s = _own_cpu() - self._cpu_start
-        self._save(outcome, wall_start)
+        try:
+            self._save(outcome, wall_start)
+        except OSError as exc:
+            self.save_error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
         return outcome
+
+    def release(self) -> None:
+        """Give back the signals held since the child ended (call once the report is safe)."""
+        if self.supervisor is not None:
+            self.supervisor.release()
 
     # -- samplers ------------------------------------------------------------------------------
     def _start_samplers(self, pid: int) -> None:
@@ -102,8 +113,6 @@ class RunSession:
             self._threads.append(gpu_loop)
         for loop in self._threads:
             loop.start()
-        if self.preload is not None:
-            threading.Thread(target=self.preload, name="gpuprof-preload", daemon=True).start()
 
     def _job_pids(self):
         return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
@@ -117,6 +126,12 @@ class RunSession:
             self.nvml.stop()
 
     def _on_tick(self) -> None:
+        if self.preload is not None:
+            preload, self.preload = self.preload, None
+            try:
+                preload()
+            except Exception:
+                pass
         if self.status_line is not None and self.system is not None:
             self.status_line(self.system, self.nvml)
 
@@ -128,6 +143,8 @@ class RunSession:
         system["late_ticks"] = system_loop.late_ticks if system_loop else 0
         system["errors"] = system_loop.errors if system_loop else []
         gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
+        # The job may have removed its run folder: what the supervisor holds is saved all the same.
+        os.makedirs(os.path.join(self.run_dir, EVENTS_DIR), exist_ok=True)
         write_json_atomic(os.path.join(self.run_dir, SYSTEM_FILE), system)
         write_json_atomic(os.path.join(self.run_dir, GPU_FILE), gpu)
         write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {

@@ -1,10 +1,24 @@
-"""Start the user's command, pass signals the way plain Python would see them, wait, report status.
+"""Start the user's command, pass signals on the way plain Python would see them, wait, report status.
 
-The child is a normal process in gpuprof's own process group, so a terminal's Ctrl-C reaches it
-directly, exactly once; gpuprof does not forward those again. Signals sent to gpuprof alone
-(`kill`, a batch scheduler) are forwarded to the child, once each. gpuprof never kills the child on
-its own. Signals are taken with sigtimedwait in the main thread, so no Python signal handler runs in
-the middle of gpuprof's work and the child starts with the default dispositions and an empty mask.
+The rule (docs/how-it-works.md, "Signals"):
+
+- The child runs in a process group of its own, so a signal sent to gpuprof's group (`timeout`,
+  `kill -- -PGID`, a shell's `kill %1`) reaches gpuprof only, and gpuprof forwards it once. A
+  signal sent to gpuprof's pid is forwarded once too. Either way the job gets each signal once.
+- A signal from the terminal (Ctrl-C, Ctrl-\\, Ctrl-Z, a resize, a hangup) is forwarded to the
+  child's whole group, as the terminal would have sent it to plain python and its workers.
+- Every forwardable signal is forwarded (USR1/USR2 for Slurm's pre-emption warning, ALRM, WINCH,
+  CONT, TSTP, ...). gpuprof never dies of one and never kills the child on its own.
+- A signal that was ignored when gpuprof started (nohup, `trap '' TERM`, background jobs) stays
+  ignored: gpuprof installs nothing for it, the child inherits the ignore, nothing is forwarded.
+- Ctrl-Z stops the job and then gpuprof, so the shell sees the job stopped; `fg`/`bg` continue
+  both. A child that reads from the terminal while gpuprof holds it gets the terminal's foreground
+  (as a shell would hand it over) instead of stopping on SIGTTIN.
+- If gpuprof itself is killed (SIGKILL), the child is killed too: it never outlives its supervisor
+  as an orphan nobody waits for.
+
+Signals are taken with sigtimedwait in the main thread and stay blocked until the caller calls
+`release()` (after the report is saved), so a late signal never cuts the report short.
 """
 
 import os
@@ -12,11 +26,37 @@ import signal
 import subprocess
 import time
 
-WATCHED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 SI_KERNEL = 0x80      # si_code of a signal the kernel sent itself: a terminal's Ctrl-C, Ctrl-\, hangup
-
-
+CLD_STOPPED = 5       # si_code of a SIGCHLD for a child that stopped
 NICE = 10
+
+# Never forwarded: those that cannot be caught, faults that only the faulting process gets,
+# SIGCHLD (gpuprof's own child's news) and the two Python ignores itself (a broken pipe or a file
+# size limit in gpuprof is gpuprof's own business).
+_NOT_FORWARDED = {"SIGKILL", "SIGSTOP", "SIGCHLD", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGTRAP",
+                  "SIGSYS", "SIGPIPE", "SIGXFSZ", "SIGCLD", "SIGIOT", "SIGPOLL"}
+_STOPS = (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
+_TERMINAL_GROUP_SIGNALS = {signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGWINCH, signal.SIGHUP,
+                           signal.SIGCONT}
+#: Signals whose arrival marks the run as interrupted in the report.
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+
+
+def forwardable_signals() -> set:
+    """Every signal a process can catch and pass on, real-time ones included."""
+    found = {s for s in signal.Signals if s.name not in _NOT_FORWARDED}
+    low, high = getattr(signal, "SIGRTMIN", None), getattr(signal, "SIGRTMAX", None)
+    if low is not None and high is not None:
+        found.update(range(int(low), int(high) + 1))
+    return {int(s) for s in found}
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        low = int(getattr(signal, "SIGRTMIN", 34))
+        return f"SIGRTMIN+{number - low}" if number >= low else f"signal {number}"
 
 
 def _step_aside() -> None:
@@ -29,11 +69,29 @@ def _step_aside() -> None:
         pass
 
 
+def _die_with_parent() -> None:
+    """In the child between fork and exec: its own process group, and SIGKILL if gpuprof dies."""
+    os.setpgid(0, 0)
+    if _prctl is not None:
+        _prctl(1, 9, 0, 0, 0)          # PR_SET_PDEATHSIG, SIGKILL
+
+
+def _load_prctl():
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+_prctl = None
+
+
 class Outcome:
     """How the child ended. `returncode` is as subprocess gives it (negative -N when the child died
     of signal N); `started` and `ended` are monotonic; `interrupted` says a SIGINT, SIGTERM, SIGHUP
-    or SIGQUIT reached the job during the run; `signals` lists them ({"signal", "from",
-    "forwarded", "t"})."""
+    or SIGQUIT reached the job during the run; `signals` lists every signal gpuprof handled
+    ({"signal", "from", "forwarded", "to", "t"})."""
 
     def __init__(self, pid: int, returncode: int, started: float, ended: float, interrupted: bool = False,
                  signals: list = None):
@@ -55,25 +113,43 @@ class Outcome:
 
 
 class Supervisor:
-    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5):
+    MAX_RECORDED = 200      # signals kept in the record (a resize storm must not grow it unbounded)
+
+    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None):
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
         self.poll_interval = poll_interval
+        self.terminal_fd = _terminal_fd() if terminal_fd is None else terminal_fd
         self._early = []
+        self._watched = set()
+        self._previous = {}
+        self._old_mask = None
+        self._handed_terminal = False
 
+    # -- the run -----------------------------------------------------------------------------------
     def run(self, on_started=None, on_tick=None) -> Outcome:
-        """Run the child to its end. `on_started(pid)` runs once it exists; `on_tick()` while waiting."""
-        previous = {sig: signal.signal(sig, self._remember_early) for sig in WATCHED}
-        old_mask = None
+        """Run the child to its end. `on_started(pid)` runs once it exists; `on_tick()` while waiting.
+        Signals stay blocked afterwards until `release()`."""
+        global _prctl
+        if _prctl is None:
+            _prctl = _load_prctl()
+        self._watched = {s for s in forwardable_signals() if not _ignored(s)}
+        for sig in self._watched:
+            self._previous[sig] = _set_handler(sig, self._remember_early)
         try:
-            proc = subprocess.Popen(self.argv, env=self.env, cwd=self.cwd)
+            proc = subprocess.Popen(self.argv, env=self.env, cwd=self.cwd, close_fds=False,
+                                    preexec_fn=_die_with_parent)
+        except BaseException:
+            self._restore_handlers()
+            raise
+        try:
             started = time.monotonic()
+            self._old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, self._watched | {signal.SIGCHLD})
             _step_aside()
-            old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(WATCHED) | {signal.SIGCHLD})
             outcome = Outcome(pid=proc.pid, returncode=0, started=started, ended=started)
             for sig in self._early:
-                self._forward(proc, outcome, sig, "gpuprof")
+                self._forward(proc, outcome, sig, "gpuprof", group=False)
             if on_started is not None:
                 on_started(proc.pid)
             self._wait(proc, outcome, on_tick)
@@ -81,45 +157,143 @@ class Supervisor:
             outcome.ended = time.monotonic()
             return outcome
         finally:
-            # Signals that arrived after the child ended belong to it, not to gpuprof's report:
-            # drain them, then give back the caller's mask and handlers.
-            if old_mask is not None:
-                self._drain()
-                signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            self._take_terminal_back()
+            self._restore_handlers()
+
+    def release(self) -> None:
+        """Drop the signals that arrived after the child ended, then give back the caller's mask."""
+        if self._old_mask is None:
+            return
+        while signal.sigtimedwait(self._watched | {signal.SIGCHLD}, 0) is not None:
+            pass
+        signal.pthread_sigmask(signal.SIG_SETMASK, self._old_mask)
+        self._old_mask = None
+
+    def _restore_handlers(self) -> None:
+        # Signals stay blocked (until release), so putting the old handlers back opens no gap.
+        for sig, handler in self._previous.items():
+            _set_handler(sig, handler)
+        self._previous = {}
 
     def _remember_early(self, signum, frame):
         self._early.append(signum)
 
     def _wait(self, proc, outcome, on_tick) -> None:
-        watched = set(WATCHED) | {signal.SIGCHLD}
+        watched = self._watched | {signal.SIGCHLD}
         while proc.poll() is None:
             info = signal.sigtimedwait(watched, self.poll_interval)
-            if info is not None and info.si_signo != signal.SIGCHLD:
-                if info.si_code == SI_KERNEL:
-                    # The terminal sent it to the whole foreground group: the child has it already.
-                    outcome.interrupted = True
-                    outcome.signals.append({"signal": signal.Signals(info.si_signo).name,
-                                            "from": "terminal", "forwarded": False,
-                                            "t": time.monotonic()})
+            if info is not None:
+                if info.si_signo == signal.SIGCHLD:
+                    self._child_changed(proc, outcome)
                 else:
-                    self._forward(proc, outcome, info.si_signo, f"pid {info.si_pid}")
+                    from_terminal = info.si_code == SI_KERNEL
+                    origin = "terminal" if from_terminal else f"pid {info.si_pid}"
+                    group = from_terminal or info.si_signo == signal.SIGCONT
+                    self._forward(proc, outcome, info.si_signo, origin, group)
             if on_tick is not None:
                 on_tick()
 
-    @staticmethod
-    def _forward(proc, outcome, sig, origin) -> None:
-        outcome.interrupted = True
+    # -- forwarding ----------------------------------------------------------------------------------
+    def _forward(self, proc, outcome, sig, origin, group) -> None:
+        if sig in INTERRUPTS:
+            outcome.interrupted = True
         forwarded = True
         try:
-            proc.send_signal(sig)
-        except (ProcessLookupError, OSError):
+            if group:
+                os.killpg(proc.pid, sig)
+            else:
+                proc.send_signal(sig)
+        except (ProcessLookupError, PermissionError, OSError):
             forwarded = False
-        outcome.signals.append({"signal": signal.Signals(sig).name, "from": origin,
-                                "forwarded": forwarded, "t": time.monotonic()})
+        if len(outcome.signals) < self.MAX_RECORDED:
+            outcome.signals.append({"signal": signal_name(sig), "from": origin, "forwarded": forwarded,
+                                    "to": "group" if group else "process", "t": time.monotonic()})
+        if sig == signal.SIGCONT:
+            self._give_terminal(proc)
 
-    @staticmethod
-    def _drain() -> None:
-        while signal.sigtimedwait(set(WATCHED) | {signal.SIGCHLD}, 0) is not None:
+    # -- job control ----------------------------------------------------------------------------------
+    def _child_changed(self, proc, outcome) -> None:
+        """A SIGCHLD: if the child stopped on the terminal (it read from it while gpuprof held it),
+        hand it the terminal and let it go on; if it stopped of a Ctrl-Z it took directly, stop too."""
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WSTOPPED | os.WNOHANG)
+        except ChildProcessError:
+            return
+        if info is None or info.si_code != CLD_STOPPED:
+            return
+        if info.si_status in (signal.SIGTTIN, signal.SIGTTOU) and self._own_terminal():
+            self._give_terminal(proc, force=True)
+            try:
+                os.killpg(proc.pid, signal.SIGCONT)
+            except OSError:
+                pass
+        elif info.si_status in _STOPS:
+            self._stop_with_child(proc)
+
+    def _stop_with_child(self, proc) -> None:
+        """The job stopped (Ctrl-Z, or a forwarded SIGTSTP it did not handle): stop gpuprof too, so
+        the shell sees the whole job stopped; SIGCONT (fg, bg) continues gpuprof, which passes it on."""
+        self._take_terminal_back()
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+    def _own_terminal(self) -> bool:
+        if self.terminal_fd is None:
+            return False
+        try:
+            return os.tcgetpgrp(self.terminal_fd) == os.getpgrp()
+        except OSError:
+            return False
+
+    def _give_terminal(self, proc, force: bool = False) -> None:
+        """After a continue, give the terminal back to the child if it had it and gpuprof is in the
+        foreground again (fg, not bg)."""
+        if not (force or self._handed_terminal) or not self._own_terminal():
+            return
+        if _set_foreground(self.terminal_fd, proc.pid):
+            self._handed_terminal = True
+
+    def _take_terminal_back(self) -> None:
+        if not self._handed_terminal or self.terminal_fd is None:
+            return
+        try:
+            if os.tcgetpgrp(self.terminal_fd) != os.getpgrp():
+                _set_foreground(self.terminal_fd, os.getpgrp())
+        except OSError:
             pass
+
+
+def _ignored(sig: int) -> bool:
+    try:
+        return signal.getsignal(sig) == signal.SIG_IGN
+    except (ValueError, OSError):
+        return True
+
+
+def _set_handler(sig, handler):
+    try:
+        return signal.signal(sig, handler)
+    except (ValueError, OSError, TypeError):
+        return None
+
+
+def _terminal_fd():
+    """A descriptor of the controlling terminal when gpuprof has one on its stdio, else None."""
+    for fd in (0, 2, 1):
+        try:
+            if os.isatty(fd):
+                return fd
+        except OSError:
+            continue
+    return None
+
+
+def _set_foreground(fd: int, pgrp: int) -> bool:
+    """tcsetpgrp from a process that may be in the background: SIGTTOU must not stop gpuprof."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
+    try:
+        os.tcsetpgrp(fd, pgrp)
+        return True
+    except OSError:
+        return False
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -6,8 +6,8 @@ import os
 import sys
 import time
 
-from gpuprof.record.events import EventWriter
-from gpuprof.record.redact import redact_argv
+from ..record.events import EventWriter
+from ..record.redact import redact_argv
 
 _state = {"writer": None, "settings": None}
 _closers = []          # run before the event file closes: probes write their last aggregates
@@ -24,9 +24,18 @@ def at_fork_child(func) -> None:
 
 
 def add_drain(func) -> None:
-    """`func` writes a probe's buffered items; called at each flush of the event file, which its
-    writer's thread (started when the file opens) does every flush interval."""
+    """`func` writes a probe's buffered items; called at each flush of the event file (at most a
+    flush interval apart, from the probes' own calls to `tick`, and at exit)."""
     _drains.append(func)
+
+
+def tick(now: float) -> None:
+    """Called by the probes on their hot paths with the time they already read: flushes the event
+    file when a flush interval has passed. No thread is ever started for it (a helper thread makes
+    Python 3.12+ warn on every os.fork() the program does)."""
+    current = _state["writer"]
+    if current is not None and current.due(now):
+        current.flush()
 
 
 def _drain_all() -> None:
@@ -71,7 +80,7 @@ def start(config: dict) -> None:
     atexit.register(_close_current)
     os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
     if config.get("probes", True):
-        from gpuprof.probes import install
+        from . import install
 
         install.arm(config)
 

@@ -11,7 +11,7 @@ The CUDA side sits behind a small seam (`CudaSeam`) so the logic is tested on ma
 
 import time
 
-from gpuprof.probes import boot
+from . import boot
 
 EMIT_EVERY = 256          # copies between aggregate events
 SMALL_COPY = 1 << 20      # copies under 1 MiB count as small

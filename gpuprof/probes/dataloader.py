@@ -6,16 +6,18 @@ batches. Producer side (the main process when num_workers=0, else each worker, w
 method): per batch fetched, its wall time, CPU time and real disk reads (this thread's
 /proc/thread-self/io), with the worker id. Everything goes through bounded streams."""
 
+import functools
 import multiprocessing
 import os
 import threading
 import time
 import weakref
 
-from gpuprof.probes import boot
-from gpuprof.probes.batch_facts import describe_batch
-from gpuprof.probes.stream import Stream
-from gpuprof.probes.where import user_location
+from . import boot
+from .batch_facts import describe_batch
+from .stream import Stream
+from .where import user_location
+from ..record.fds import close_if_mine, identity, open_private
 
 FACT_BATCHES = 3
 
@@ -34,6 +36,7 @@ def install(torch) -> None:
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
     _patch_init(dl.DataLoader, torch_dir)
     _patch_iter_init(dl._BaseDataLoaderIter)
+    _patch_worker_start(dl._MultiProcessingDataLoaderIter, dl._utils.worker)
     for cls in (dl._SingleProcessDataLoaderIter, dl._MultiProcessingDataLoaderIter):
         _patch_next_data(cls, torch)
     for cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
@@ -124,6 +127,42 @@ def _patch_iter_init(cls) -> None:
 _LOADER = "_gpuprof_loader"     # an iterator's loader id, kept on the iterator
 
 
+def _patch_worker_start(cls, worker_module) -> None:
+    """Workers are told which loader they serve through their start function: while this
+    iterator starts its workers, torch's worker loop is wrapped in a partial that carries the
+    loader id. A partial of module-level functions pickles by name, so it reaches fork, spawn and
+    forkserver workers alike, map-style and iterable datasets alike."""
+    original = cls.__init__
+
+    def __init__(self, loader, *args, **kwargs):
+        loop = worker_module._worker_loop
+        loader_id = _loader_ids.get(loader)
+        wrapped = loader_id is not None and not isinstance(loop, functools.partial)
+        if wrapped:
+            _state["worker_loop"] = loop
+            worker_module._worker_loop = functools.partial(_worker_loop_for, loader_id)
+        try:
+            original(self, loader, *args, **kwargs)
+        finally:
+            if wrapped:
+                worker_module._worker_loop = loop
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
+
+
+def _worker_loop_for(loader_id, *args, **kwargs):
+    """The start of one DataLoader worker: note its loader, then run torch's own worker loop (kept
+    by the parent for a forked worker; torch's module attribute, never wrapped there, in a spawned
+    one)."""
+    _state["starting"] = loader_id
+    loop = _state.get("worker_loop")
+    if loop is None:
+        from torch.utils.data._utils import worker
+        loop = worker._worker_loop
+    return loop(*args, **kwargs)
+
+
 # -- the consumer: time blocked per batch ------------------------------------------------------
 def _patch_next_data(cls, torch) -> None:
     original = cls._next_data
@@ -159,7 +198,9 @@ def _on_batch(loader_id, data, wait, torch) -> None:
     if stream is None:
         stream = _consumers[loader_id] = Stream("batch", ("w",), {"l": loader_id})
         _facts_left[loader_id] = FACT_BATCHES
-    stream.add(time.monotonic(), wait)
+    now = time.monotonic()
+    stream.add(now, wait)
+    boot.tick(now)
     if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
         boot.emit({"k": "batch_facts", "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
@@ -246,50 +287,79 @@ _get_ident = threading.get_ident
 class _ThreadFile:
     """A /proc/thread-self file kept open for the thread that opened it; reopened when another
     thread asks (a forked child closes it first: _reset_in_child), read with one pread. None
-    where it does not exist."""
+    where it does not exist. The descriptor sits high in the table (gpuprof.record.fds); if the
+    program closed it and reused the number, the read does not look like this file, and the number
+    is left to the program (never closed) and the file opened again."""
 
-    def __init__(self, path: str, size: int):
+    def __init__(self, path: str, size: int, looks_right):
         self.path = path
         self.size = size
+        self.looks_right = looks_right
         self.key = None
         self.fd = None
+        self.ident = None
 
     def read(self):
         key = _get_ident()
         if self.key != key:
             self.close()
-            try:
-                self.fd = os.open(self.path, os.O_RDONLY)
-            except OSError:
-                self.fd = None
-            self.key = key
-        return os.pread(self.fd, self.size, 0) if self.fd is not None else None
+            self._open(key)
+        if self.fd is None:
+            return None
+        try:
+            text = os.pread(self.fd, self.size, 0)
+        except OSError:
+            text = b""
+        if not self.looks_right(text):
+            self.fd = self.ident = None      # not ours any more: the program reused the number
+            self._open(key)
+            if self.fd is None:
+                return None
+            text = os.pread(self.fd, self.size, 0)
+        return text
+
+    def _open(self, key) -> None:
+        try:
+            self.fd = open_private(self.path, os.O_RDONLY)
+            self.ident = identity(self.fd)
+        except OSError:
+            self.fd = self.ident = None
+        self.key = key
 
     def fresh(self) -> bool:
         """True when the last read came from this very thread."""
         return self.key == _get_ident()
 
     def close(self) -> None:
-        if self.fd is not None:
-            try:
-                os.close(self.fd)
-            except OSError:
-                pass
+        close_if_mine(self.fd, self.ident)
         self.key = None
         self.fd = None
+        self.ident = None
 
 
-_schedstat = _ThreadFile("/proc/thread-self/schedstat", 128)
-_iofile = _ThreadFile("/proc/thread-self/io", 512)
+def _is_schedstat(text: bytes) -> bool:
+    fields = text.split()
+    return len(fields) == 3 and all(f.isdigit() for f in fields)
+
+
+def _is_io(text: bytes) -> bool:
+    return text.startswith(b"rchar:")
+
+
+_schedstat = _ThreadFile("/proc/thread-self/schedstat", 128, _is_schedstat)
+_iofile = _ThreadFile("/proc/thread-self/io", 512, _is_io)
 IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path
 
 
 def _runqueue_wait() -> float:
     """Seconds this thread has waited for a CPU while runnable (schedstat): a CPU-bound producer on
     an oversubscribed machine waits here, not on I/O."""
-    text = _schedstat.read()
-    fields = text.split() if text else ()
-    return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
+    try:
+        text = _schedstat.read()
+        fields = text.split() if text else ()
+        return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
+    except (OSError, ValueError):
+        return 0.0
 
 
 def _thread_io_delta(now: float):

@@ -7,7 +7,7 @@ microseconds a read: when the chunk cache cannot hold a chunk, each touch decomp
 import os
 import time
 
-from gpuprof.probes import boot
+from . import boot
 
 EMIT_EVERY = 500
 

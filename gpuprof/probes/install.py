@@ -1,23 +1,23 @@
 """Arms the probes without importing what they watch: each is installed the moment the program
 itself finishes importing torch or h5py (a post-import hook on sys.meta_path)."""
 
-from gpuprof.probes.post_import import PostImportHook
+from .post_import import PostImportHook
 
 
 def _install_torch(torch) -> None:
-    from gpuprof.probes import dataloader, steps
+    from . import dataloader, steps
 
     dataloader.install(torch)
     steps.install(torch)
     _watch_data_parallel(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
-        from gpuprof.probes import copies
+        from . import copies
         copies.install(torch)
 
 
 def _watch_data_parallel(torch) -> None:
     """Note once that nn.DataParallel is in use (the ddp advice rests on it)."""
-    from gpuprof.probes import boot
+    from . import boot
 
     cls = torch.nn.DataParallel
     original = cls.__init__
@@ -31,7 +31,7 @@ def _watch_data_parallel(torch) -> None:
 
 
 def _install_h5py(h5py) -> None:
-    from gpuprof.probes import h5
+    from . import h5
     h5.install(h5py)
 
 

@@ -9,8 +9,8 @@ import signal
 import threading
 import time
 
-from gpuprof.probes import boot, dataloader
-from gpuprof.probes.stream import Stream
+from . import boot, dataloader
+from .stream import Stream
 
 _state = {"stream": None, "last_end": None, "armed": None, "first_forward": None,
           "last_optimizer": None, "count": 0, "register_pre_hook": None,
@@ -29,14 +29,17 @@ def install(torch) -> None:
 
 
 _monotonic = time.monotonic
+_tick = boot.tick
 _batches_consumed = dataloader.batches_consumed
 
 
 def _after_step(optimizer, args, kwargs) -> None:
     try:
-        _record_step(optimizer, _monotonic())
+        stop = _record_step(optimizer, _monotonic())
     except Exception:
-        pass
+        return
+    if stop:
+        _stop_program()
 
 
 def _record_step(optimizer, now: float) -> None:
@@ -50,7 +53,7 @@ def _record_step(optimizer, now: float) -> None:
         # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
         # the same training step, not a new one.
         state["last_end"] = now
-        return
+        return False
     if state["armed"] is not None:
         _disarm()
     last_end = state["last_end"]
@@ -68,8 +71,10 @@ def _record_step(optimizer, now: float) -> None:
     if batches == state["batches_at_step"]:
         _arm()
     state["batches_at_step"] = batches
+    _tick(now)
     if state["stop_at"] != 0:
-        _check_step_limit()
+        return _check_step_limit()
+    return False
 
 
 def _arm() -> None:
@@ -95,29 +100,32 @@ def _first_forward(module, inputs):
     return None
 
 
-def _check_step_limit() -> None:
-    """With `gpuprof run --steps N`, end the program politely after N measured steps, as a
-    user's Ctrl-C would: one SIGINT to this process (the main training process only)."""
+def _check_step_limit() -> bool:
+    """With `gpuprof run --steps N`: True once N measured steps are done (the first step, start-up,
+    and the warm-up steps are not measured)."""
     stop_at = _state["stop_at"]
     if stop_at is None:
-        # The first step (start-up) and the warm-up steps are not measured: stop after N measured ones.
         config = boot.settings()
         limit = config.get("max_steps")
         stop_at = _state["stop_at"] = int(limit) + int(config.get("warmup_steps") or 0) + 1 if limit else 0
     if stop_at and _state["count"] >= stop_at:
-        _state["stop_at"] = 0        # once: the SIGINT is on its way
+        _state["stop_at"] = 0        # once
         boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
                    "total": _state["count"]})
         _flush()
         boot.flush()
-        # Sent from another thread, the SIGINT interrupts the program wherever it is, as a Ctrl-C
-        # would, instead of raising KeyboardInterrupt inside this hook.
-        threading.Thread(target=_interrupt, args=(os.getpid(),), name="gpuprof-steps", daemon=True).start()
+        return True
+    return False
 
 
-def _interrupt(pid: int) -> None:
-    time.sleep(0.01)        # let the hook return first
-    os.kill(pid, signal.SIGINT)
+def _stop_program() -> None:
+    """End the program at this step boundary as `sys.exit(0)` would: the step is complete, the
+    program's `finally` blocks and atexit handlers run, nothing is printed, the status is 0 (so a
+    launcher such as torchrun sees every rank succeed). Training on another thread than the main
+    one gets a SIGINT instead, which reaches the main thread as a Ctrl-C would."""
+    if threading.current_thread() is threading.main_thread():
+        raise SystemExit(0)
+    os.kill(os.getpid(), signal.SIGINT)
 
 
 def _flush() -> None:

@@ -11,7 +11,7 @@ import json
 import math
 import threading
 
-from gpuprof.probes import boot
+from . import boot
 
 PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
 

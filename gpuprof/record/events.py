@@ -2,8 +2,8 @@
 
 Each process of the job appends JSON lines to a file of its own (host, pid and a random part in the
 name, so pid reuse and many ranks never collide). Events are buffered and written with one
-`os.write` per flush: at most every `flush_interval` seconds by a daemon thread, when the buffer is
-full, and when the process ends. Nothing here draws from `random`, installs a signal handler or
+`os.write` per flush: when the probes find a flush interval has passed, when the buffer is full,
+and when the process ends. Nothing here draws from `random`, installs a signal handler or
 touches a tensor.
 """
 
@@ -11,6 +11,8 @@ import json
 import os
 import threading
 import time
+
+from .fds import open_private
 
 _HOST = os.uname().nodename.split(".")[0] or "host"
 
@@ -20,23 +22,28 @@ def event_file_name(pid: int) -> str:
 
 
 class EventWriter:
-    """Buffered, append-only JSON-lines file for one process."""
+    """Buffered, append-only JSON-lines file for one process.
+
+    The file is opened by its path for each write and closed again, so no descriptor of gpuprof's
+    stays in the program's table: a program that closes every descriptor and reuses the numbers
+    can never receive gpuprof's events in its own files. No thread is started: the buffer is
+    written when it is full, when `due()` says a flush interval has passed (the probes ask on their
+    hot paths), on an explicit flush, and when the process ends."""
 
     def __init__(self, directory: str, flush_interval: float = 1.0, max_buffer: int = 256, before_flush=None):
-        self.before_flush = before_flush     # called on each timed or explicit flush: buffered probes write
+        self.before_flush = before_flush     # called on each explicit flush: buffered probes write
         self.path = os.path.join(directory, event_file_name(os.getpid()))
         self.flush_interval = flush_interval
         self.max_buffer = max_buffer
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self._buffer = []
         self._lock = threading.Lock()
         self._last_flush = time.monotonic()
-        self._thread = None
-        self._stop = threading.Event()
         self.closed = False
+        self.lost = 0           # writes that failed (the run folder went away, the disk is full)
+        self._append(b"")       # create the file now: a process that registers is seen even if killed
 
     def emit(self, event: dict) -> None:
-        """Queue one event; flush when the buffer is full or the last flush is a second old."""
+        """Queue one event; write when the buffer is full."""
         self.emit_line(json.dumps(event, separators=(",", ":"), default=str))
 
     def emit_line(self, line: str) -> None:
@@ -45,17 +52,17 @@ class EventWriter:
             if self.closed:
                 return
             self._buffer.append(line)
-            due = len(self._buffer) >= self.max_buffer or (
-                time.monotonic() - self._last_flush >= self.flush_interval
-            )
-        if due:
+            full = len(self._buffer) >= self.max_buffer
+        if full:
             self._write()
-        elif self._thread is None:
-            self.start_timer()
 
     def emit_now(self, event: dict) -> None:
         self.emit(event)
-        self.flush()
+        self._write()
+
+    def due(self, now: float) -> bool:
+        """True when the last flush is at least a flush interval old."""
+        return now - self._last_flush >= self.flush_interval
 
     def flush(self) -> None:
         if self.before_flush is not None and not self.closed:
@@ -67,16 +74,26 @@ class EventWriter:
 
     def _write(self) -> None:
         with self._lock:
+            self._last_flush = time.monotonic()
             if not self._buffer or self.closed:
-                self._last_flush = time.monotonic()
                 return
             data = ("\n".join(self._buffer) + "\n").encode("utf-8")
             self._buffer = []
-            self._last_flush = time.monotonic()
-            try:
-                os.write(self._fd, data)
-            except OSError:
-                pass
+            self._append(data)
+
+    def _append(self, data: bytes) -> None:
+        try:
+            fd = open_private(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        except OSError:
+            self.lost += 1
+            return
+        try:
+            if data:
+                os.write(fd, data)
+        except OSError:
+            self.lost += 1
+        finally:
+            os.close(fd)
 
     def close(self) -> None:
         if self.closed:
@@ -84,28 +101,8 @@ class EventWriter:
         self.flush()
         with self._lock:
             self.closed = True
-            self._stop.set()
-            try:
-                os.close(self._fd)
-            except OSError:
-                pass
 
     def abandon(self) -> None:
-        """In a forked child: drop the parent's buffer and descriptor without writing them."""
+        """In a forked child: drop the parent's buffer without writing it."""
         self._buffer = []
         self.closed = True
-        try:
-            os.close(self._fd)
-        except OSError:
-            pass
-
-    def start_timer(self) -> None:
-        with self._lock:
-            if self._thread is not None or self.closed:
-                return
-            self._thread = threading.Thread(target=self._timer, name="gpuprof-flush", daemon=True)
-        self._thread.start()
-
-    def _timer(self) -> None:
-        while not self._stop.wait(self.flush_interval):
-            self.flush()

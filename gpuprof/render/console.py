@@ -16,10 +16,29 @@ def section(func):
     return func
 
 
-def render_console(report: dict, console: Console = None) -> None:
-    console = console or Console(stderr=True, highlight=False, soft_wrap=False)
+def render_console(report: dict, console: Console) -> None:
     parts = [part for part in (func(report) for func in SECTIONS) if part is not None]
     console.print(Group(*parts))
+
+
+def console_text(report: dict, terminal: bool = False, width: int = None) -> str:
+    """The report as text. For a terminal: colours, wrapped to its width with hanging indents. For
+    a log or a pipe: plain text, never wrapped (a line is as long as what it says)."""
+    import io
+    import shutil
+
+    buffer = io.StringIO()
+    if terminal:
+        width = width or shutil.get_terminal_size((100, 24)).columns
+        console = Console(file=buffer, force_terminal=True, width=width, highlight=False)
+    else:
+        console = Console(file=buffer, force_terminal=False, no_color=True, width=width or 100000,
+                          highlight=False, soft_wrap=True, color_system=None)
+    render_console(report, console)
+    text = buffer.getvalue()
+    if not terminal:
+        text = "\n".join(line.rstrip() for line in text.split("\n"))
+    return text
 
 
 @section

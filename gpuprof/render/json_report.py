@@ -1,7 +1,9 @@
 """The report as JSON (the versioned format documented in docs/report-format.md)."""
 
-from gpuprof.record.atomic import write_json_atomic
+import json
+
+from gpuprof.record.atomic import _jsonable
 
 
-def write_json(report: dict, path: str) -> None:
-    write_json_atomic(path, report)
+def json_text(report: dict) -> str:
+    return json.dumps(report, indent=1, default=_jsonable) + "\n"

@@ -61,10 +61,10 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     stopped = events_of_kind(groups, "step_limit")
     exit_code = meta.get("exit_code")
     outcome = exit_description(meta)
-    if stopped and meta.get("signal") == "SIGINT":
+    if stopped and (exit_code == 0 or meta.get("signal") == "SIGINT"):
         # gpuprof itself ended the program after --steps: a planned stop, not a failure.
         exit_code = 0
-        outcome = f"stopped by gpuprof after {stopped[0].get('steps')} measured steps (--steps), as a Ctrl-C would"
+        outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"),
                     probes=(meta.get("settings") or {}).get("probes", True))
     judged = classify(sections)

@@ -1,32 +1,49 @@
-"""A run folder's report: built from the record, written beside it, shown in the asked format."""
+"""A run folder's report: built from the record, saved beside it (by `run` only), shown in the
+asked format. `gpuprof report` never rewrites the saved report.json."""
 
 import os
-from typing import Optional
+import sys
 
 from gpuprof.record.reader import load_run
 from gpuprof.record.schema import REPORT_FILE
 
 
-def build_and_save(run_dir: str, json_path: Optional[str] = None) -> dict:
-    from gpuprof.render.json_report import write_json
+def build(run_dir: str) -> dict:
     from gpuprof.reporting.build import build_report
-
-    report = build_report(load_run(run_dir), run_dir=run_dir)
-    write_json(report, os.path.join(run_dir, REPORT_FILE))
-    if json_path:
-        write_json(report, json_path)
-    return report
+    return build_report(load_run(run_dir), run_dir=run_dir)
 
 
-def show(report: dict, fmt: str = "console") -> None:
+def save_in_run(report: dict, run_dir: str) -> None:
+    """report.json in the run folder. Raises OSError."""
+    from gpuprof.record.atomic import write_text_atomic
+    from gpuprof.render.json_report import json_text
+    write_text_atomic(os.path.join(run_dir, REPORT_FILE), json_text(report))
+
+
+def render(report: dict, fmt: str, terminal: bool = None) -> str:
+    """The report as text in one of the formats: console (for a terminal or a log), json, markdown."""
     if fmt == "json":
-        import json
-        import sys
-        sys.stdout.write(json.dumps(report, indent=1) + "\n")
-    elif fmt == "markdown":
-        import sys
+        from gpuprof.render.json_report import json_text
+        return json_text(report)
+    if fmt == "markdown":
         from gpuprof.render.markdown import render_markdown
-        sys.stdout.write(render_markdown(report))
-    else:
-        from gpuprof.render.console import render_console
-        render_console(report)
+        return render_markdown(report)
+    from gpuprof.render.console import console_text
+    return console_text(report, terminal=terminal)
+
+
+def show(report: dict, fmt: str = "console", stream=None) -> None:
+    """Write the report to `stream` (stderr by default: `run` keeps stdout for the program)."""
+    stream = stream or sys.stderr
+    if stream is None:
+        return
+    terminal = _isatty(stream)
+    stream.write(render(report, fmt, terminal=terminal))
+    stream.flush()
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False

@@ -12,6 +12,8 @@ def env_with_source(extra=None) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("COLUMNS", None)
+    # gpuprof runs the first python on PATH, as `python script.py` would: make it this interpreter.
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     env.update(extra or {})
     return env
 

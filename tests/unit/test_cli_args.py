@@ -1,3 +1,5 @@
+import os
+import sys
 import pytest
 
 from gpuprof.cli.run_args import split_user_args
@@ -21,12 +23,27 @@ def test_options_end_where_the_users_program_begins(args, expected):
     assert split_user_args(args, VALUE_OPTIONS) == expected
 
 
-def test_script_command_uses_this_interpreter(tmp_path):
+def test_script_command_uses_the_given_interpreter(tmp_path):
     script = tmp_path / "t.py"
     script.write_text("print(1)\n")
-    command = resolve(script=str(script), args=["--lr", "1"], python="/py")
-    assert command.argv == ["/py", str(script), "--lr", "1"]
+    command = resolve(script=str(script), args=["--lr", "1"], python=sys.executable)
+    assert command.argv == [sys.executable, str(script), "--lr", "1"]
     assert command.label == "t"
+
+
+def test_the_default_interpreter_is_the_first_python_on_path(tmp_path, monkeypatch):
+    """`gpuprof run train.py` runs what `python train.py` would: another venv's python included."""
+    venv_bin = tmp_path / "otherenv" / "bin"
+    venv_bin.mkdir(parents=True)
+    fake = venv_bin / "python"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    script = tmp_path / "t.py"
+    script.write_text("print(1)\n")
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}/usr/bin")
+    assert resolve(script=str(script)).argv[0] == str(fake)
+    with pytest.raises(UsageProblem, match="not an executable file"):
+        resolve(script=str(script), python=str(script))
 
 
 @pytest.mark.parametrize("make, message", [

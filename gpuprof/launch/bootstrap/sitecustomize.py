@@ -6,6 +6,9 @@ gpuprof.probes.boot. It never raises: a failure here disables the probes, never 
 """
 
 
+PRIVATE_NAME = "_gpuprof_job"     # gpuprof's package inside the job's processes
+
+
 def _gpuprof_bootstrap():
     import os
     import sys
@@ -42,20 +45,19 @@ def _gpuprof_bootstrap():
         return
     try:
         import json
+        import importlib.util
 
         settings = json.loads(raw)
-        root = settings["root"]
-        added = root not in sys.path
-        if added:
-            sys.path.insert(0, root)
-        try:
-            from gpuprof.probes import boot
-        finally:
-            if added:
-                try:
-                    sys.path.remove(root)
-                except ValueError:
-                    pass
+        # gpuprof's own package is loaded from its folder under a private name, without touching
+        # sys.path: the program's `import gpuprof` (its own gpuprof.py, or none) is what plain
+        # python would give it.
+        package_dir = os.path.join(settings["root"], "gpuprof")
+        spec = importlib.util.spec_from_file_location(
+            PRIVATE_NAME, os.path.join(package_dir, "__init__.py"), submodule_search_locations=[package_dir])
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[PRIVATE_NAME] = package
+        spec.loader.exec_module(package)
+        boot = importlib.import_module(PRIVATE_NAME + ".probes.boot")
         boot.start(settings)
     except Exception as exc:  # never let gpuprof break the program
         try:
@@ -66,4 +68,4 @@ def _gpuprof_bootstrap():
 
 
 _gpuprof_bootstrap()
-del _gpuprof_bootstrap
+del _gpuprof_bootstrap, PRIVATE_NAME
