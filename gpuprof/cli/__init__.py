@@ -24,6 +24,8 @@ def main(argv=None) -> None:
     except UsageProblem as exc:
         error(str(exc))
         sys.exit(2)
+    except KeyboardInterrupt:       # Ctrl-C before the program started or outside a run
+        sys.exit(130)
     sys.exit(result if isinstance(result, int) else 0)
 
 

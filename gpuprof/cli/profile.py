@@ -49,26 +49,25 @@ def profile(target=None, module=None, out=None, json_path=None, interval=0.1, pr
                          max_steps=steps, warmup_steps=warmup_steps)
     session = RunSession(command, options, status_line=status_line, preload=lambda: preload_report(quiet))
     session.prepare()
-    try:
-        outcome = session.execute()
-        if status_line is not None:
-            status_line.clear()
-        report = finish(session, json_path, quiet)
-        status = report["exit_code"] if report is not None else outcome.exit_status
-        if gate_config is not None:
-            if report is None:
-                return status or 2
-            from gpuprof.cli.gate import run_gate
-            try:
-                gate_status = run_gate(os.path.join(session.run_dir, "report.json"), report=report,
-                                       config=gate_config, junit=junit, markdown=markdown)
-            except UsageProblem as exc:
-                error(str(exc))
-                gate_status = 2
-            return status or gate_status       # the program's own failure wins
-        return status
-    finally:
-        session.release()       # signals held since the child ended; the report is safe now
+    # Signals that arrive from here on stay held until gpuprof exits: a late Ctrl-C or SIGTERM never
+    # cuts the report short or changes the exit status.
+    outcome = session.execute()
+    if status_line is not None:
+        status_line.clear()
+    report = finish(session, json_path, quiet)
+    status = report["exit_code"] if report is not None else outcome.exit_status
+    if gate_config is not None:
+        if report is None:
+            return status or 2
+        from gpuprof.cli.gate import run_gate
+        try:
+            gate_status = run_gate(os.path.join(session.run_dir, "report.json"), report=report,
+                                   config=gate_config, junit=junit, markdown=markdown)
+        except UsageProblem as exc:
+            error(str(exc))
+            gate_status = 2
+        return status or gate_status       # the program's own failure wins
+    return status
 
 
 def preload_report(quiet: bool) -> None:

@@ -88,11 +88,6 @@ class RunSession:
             self.save_error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
         return outcome
 
-    def release(self) -> None:
-        """Give back the signals held since the child ended (call once the report is safe)."""
-        if self.supervisor is not None:
-            self.supervisor.release()
-
     # -- samplers ------------------------------------------------------------------------------
     def _start_samplers(self, pid: int) -> None:
         # Imported once the child runs: the program starts without waiting for them.

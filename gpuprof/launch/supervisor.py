@@ -17,8 +17,9 @@ The rule (docs/how-it-works.md, "Signals"):
 - If gpuprof itself is killed (SIGKILL), the child is killed too: it never outlives its supervisor
   as an orphan nobody waits for.
 
-Signals are taken with sigtimedwait in the main thread and stay blocked until the caller calls
-`release()` (after the report is saved), so a late signal never cuts the report short.
+Signals are taken with sigtimedwait in the main thread. When the child has ended they stay blocked
+(gpuprof writes its report and exits; blocked signals die with it), so a late signal never cuts the
+report short or changes the exit status.
 """
 
 import os
@@ -124,13 +125,12 @@ class Supervisor:
         self._early = []
         self._watched = set()
         self._previous = {}
-        self._old_mask = None
         self._handed_terminal = False
 
     # -- the run -----------------------------------------------------------------------------------
     def run(self, on_started=None, on_tick=None) -> Outcome:
         """Run the child to its end. `on_started(pid)` runs once it exists; `on_tick()` while waiting.
-        Signals stay blocked afterwards until `release()`."""
+        The forwarded signals stay blocked afterwards."""
         global _prctl
         if _prctl is None:
             _prctl = _load_prctl()
@@ -145,7 +145,7 @@ class Supervisor:
             raise
         try:
             started = time.monotonic()
-            self._old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, self._watched | {signal.SIGCHLD})
+            signal.pthread_sigmask(signal.SIG_BLOCK, self._watched | {signal.SIGCHLD})
             _step_aside()
             outcome = Outcome(pid=proc.pid, returncode=0, started=started, ended=started)
             for sig in self._early:
@@ -160,17 +160,8 @@ class Supervisor:
             self._take_terminal_back()
             self._restore_handlers()
 
-    def release(self) -> None:
-        """Drop the signals that arrived after the child ended, then give back the caller's mask."""
-        if self._old_mask is None:
-            return
-        while signal.sigtimedwait(self._watched | {signal.SIGCHLD}, 0) is not None:
-            pass
-        signal.pthread_sigmask(signal.SIG_SETMASK, self._old_mask)
-        self._old_mask = None
-
     def _restore_handlers(self) -> None:
-        # Signals stay blocked (until release), so putting the old handlers back opens no gap.
+        # The signals stay blocked, so putting the old handlers back opens no gap.
         for sig, handler in self._previous.items():
             _set_handler(sig, handler)
         self._previous = {}
