@@ -11,9 +11,18 @@ LABELS = {"input.cpu": "Input-bound", "input.disk": "Input-bound (disk)", "input
           "transfer.h2d": "Transfer-bound", "compute": "Compute-bound", "host.overhead": "Host-bound"}
 
 
-def classify(sections: dict) -> dict:
-    """`{"verdict": {...}, "findings": [...]}` for the report."""
+def no_verdict(why: str) -> dict:
+    """The verdict of a run with nothing to judge: it names why, and nothing is advised."""
+    return {"bottleneck": None, "share": None, "confidence": 0.0, "basis": "none", "evidence": {},
+            "reason": why, "summary": f"No verdict: {why}."}
+
+
+def classify(sections: dict, nothing_to_judge: str = None) -> dict:
+    """`{"verdict": {...}, "findings": [...]}` for the report; `nothing_to_judge` (why there is
+    nothing) gives the no-verdict verdict."""
     ev = gather(sections)
+    if nothing_to_judge:
+        return {"verdict": no_verdict(nothing_to_judge), "findings": [], "evidence": ev}
     if not ev.steps or ev.wait_share is None:
         verdict = _sampler_only(ev, sections)
         return {"verdict": verdict, "findings": [], "evidence": ev}
@@ -77,7 +86,7 @@ def _sampler_only(ev, sections) -> dict:
         name, conf, why, share = "compute", 0.2, f"the job keeps {busy:.1f} of {ev.cpu_count} cores busy; without step figures, preparing data and computing cannot be told apart", None
     else:
         name, conf, why, share = "input.latency", 0.15, f"the job is mostly idle ({busy:.1f} cores busy, little disk)", None
-    reason = "no training steps were observed" if ev.probes else "probes were off"
+    reason = sections.get("probe_gap") or ("no training steps were observed" if ev.probes else "probes were off")
     return {
         "bottleneck": name, "share": rounded(share), "confidence": conf, "basis": "sampler",
         "evidence": {"gpu_util": rounded(ev.gpu_util), "cores_busy": rounded(busy), "cpu_count": ev.cpu_count,

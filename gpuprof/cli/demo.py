@@ -11,7 +11,7 @@ DEMO_PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 @app.command()
 def demo(
-    out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: gpuprof-runs/<name>]."),
+    out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: ~/.local/state/gpuprof/runs/<name>]."),
 ):
     """Run a bundled training example with a starved DataLoader under gpuprof."""
     from gpuprof.cli.profile import profile

@@ -33,7 +33,7 @@ def run(
     module: Optional[str] = typer.Option(None, "-m", "--module", metavar="MODULE",
                                          help="Run a module, as `python -m MODULE ARGS`."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Run folder for samples and events [default: gpuprof-runs/<script>-<time>]."),
+                                      help="Run folder for samples and events [default: ~/.local/state/gpuprof/runs/<script>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
     interval: float = typer.Option(0.1, "--interval", metavar="SECONDS", help="System sampling interval."),
     probes: bool = typer.Option(True, "--probes/--no-probes", help="Probes inside the job (DataLoader, copies, steps)."),

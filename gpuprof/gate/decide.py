@@ -1,8 +1,10 @@
 """The gate decision: a pure function from reports and thresholds to pass or fail.
 
 Limits are inclusive: a measured value equal to its limit passes. A threshold whose measure is
-missing from the report fails (a gate that cannot check must not pass quietly); a regression
-threshold without a baseline is skipped and says so."""
+missing from the report fails (a gate that cannot check must not pass quietly), except on a run
+with no verdict (it never trained, it crashed at once, gpuprof was stopped), which cannot be gated
+at all: bad input, exit 2, unless every threshold has its measure. A regression threshold without a
+baseline is skipped and says so."""
 
 from dataclasses import dataclass, field
 
@@ -58,6 +60,11 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
                                        thresholds["min_gpu_util"], status.get("reason") or ""))
     if "max_regression" in thresholds:
         result.checks.append(_regression(report, baseline, thresholds["max_regression"], force))
+    verdict = report.get("verdict") or {}
+    if verdict.get("basis") == "none" and any(c.status == MISSING for c in result.checks):
+        # Nothing was measured that these thresholds need: not a failure of the code under test,
+        # a run that cannot be gated (exit 2).
+        raise GateInputError(f"nothing to judge: {verdict.get('reason') or 'the run has no verdict'}")
     return result
 
 

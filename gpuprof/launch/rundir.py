@@ -7,7 +7,12 @@ import time
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.record.schema import EVENTS_DIR, RUN_FILE, RUN_FORMAT
 
-DEFAULT_PARENT = "gpuprof-runs"
+def default_parent() -> str:
+    """Where runs go without --out: a state folder of the user's, never the program's cwd (a run
+    folder there would make `git status` dirty, and some programs refuse to run in a dirty tree).
+    $XDG_STATE_HOME/gpuprof/runs, else ~/.local/state/gpuprof/runs."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "gpuprof", "runs")
 
 
 def _fresh_name(label: str) -> str:
@@ -27,9 +32,10 @@ def _claim(path: str, placeholder: dict) -> bool:
 
 def create_run_dir(out, label: str) -> str:
     """`--out DIR` names the run folder; if DIR already holds a run, a new folder inside DIR is used,
-    so neither earlier nor concurrent runs are ever overwritten. Without --out: gpuprof-runs/<name>."""
+    so neither earlier nor concurrent runs are ever overwritten. Without --out: a fresh folder in
+    default_parent()."""
     placeholder = {"format": RUN_FORMAT, "status": "running", "pid": os.getpid()}
-    parent = out if out is not None else DEFAULT_PARENT
+    parent = out if out is not None else default_parent()
     try:
         os.makedirs(parent, exist_ok=True)
         if not os.access(parent, os.W_OK | os.X_OK):

@@ -35,5 +35,11 @@ def _install_h5py(h5py) -> None:
     h5.install(h5py)
 
 
+def _watch_compile(eval_frame) -> None:
+    from . import steps
+    steps.watch_compiled(eval_frame)
+
+
 def arm(config: dict) -> None:
-    PostImportHook({"torch": _install_torch, "h5py": _install_h5py}).install()
+    PostImportHook({"torch": _install_torch, "h5py": _install_h5py,
+                    "torch._dynamo.eval_frame": _watch_compile}).install()

@@ -1,13 +1,16 @@
 """Step probe: step boundaries from any optimizer's step(), and the host time from the end of one
 step to the first module forward of the next (the data time of hand-written batching loops).
 
-Uses torch's global optimizer step hooks; the global forward pre-hook is registered once per step
-and removes itself on its first call, so the model runs hook-free the rest of the step."""
+Uses torch's global optimizer step hooks; the forward pre-hook is registered once per step and
+removes itself on its first call, so the model runs hook-free the rest of the step. It is a global
+module hook, except in a program that uses torch.compile, where it sits on each compiled module
+(a compiled module warns while any global hook exists)."""
 
 import os
 import signal
 import threading
 import time
+import weakref
 
 from . import boot, dataloader
 from .stream import Stream
@@ -77,16 +80,42 @@ def _record_step(optimizer, now: float) -> None:
     return False
 
 
+_compiled = weakref.WeakSet()      # torch.compile'd modules alive in this process
+
+
+def watch_compiled(eval_frame) -> None:
+    """Note every module torch.compile makes: a compiled module warns on each call while any
+    global module hook exists, so a program that compiles is timed with hooks on its compiled
+    modules instead."""
+    cls = eval_frame.OptimizedModule
+    original = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        try:
+            _compiled.add(self)
+        except TypeError:
+            pass
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
+
+
 def _arm() -> None:
+    compiled = list(_compiled)
+    if compiled:
+        _state["arm_cpu"] = time.thread_time()
+        _state["armed"] = [module.register_forward_pre_hook(_first_forward) for module in compiled]
+        return
     register = _state["register_pre_hook"]
     if register is not None:
         _state["arm_cpu"] = time.thread_time()
-        _state["armed"] = register(_first_forward)
+        _state["armed"] = [register(_first_forward)]
 
 
 def _disarm() -> None:
-    handle, _state["armed"] = _state["armed"], None
-    if handle is not None:
+    handles, _state["armed"] = _state["armed"], None
+    for handle in handles or ():
         handle.remove()
 
 
@@ -94,9 +123,7 @@ def _first_forward(module, inputs):
     if _state["first_forward"] is None:
         _state["first_forward"] = time.monotonic()
         _state["forward_cpu"] = time.thread_time() - _state.get("arm_cpu", 0.0)
-    handle = _state["armed"]
-    if handle is not None:
-        handle.remove()     # the global pre-hook stays registered for one call only
+    _disarm()           # the pre-hooks stay registered for one call only
     return None
 
 

@@ -1,5 +1,7 @@
 """Run record -> Report. Pure: the same saved run always gives the same report."""
 
+import os
+
 import gpuprof
 from gpuprof.advice.rank import advise
 from gpuprof.analysis.classify import classify
@@ -14,6 +16,8 @@ from gpuprof.record.schema import REPORT_FORMAT
 def exit_description(meta: dict) -> str:
     signal = meta.get("signal")
     code = meta.get("exit_code")
+    if meta.get("status") != "finished":
+        return "unknown: gpuprof was stopped before the program ended"
     if signal == "SIGKILL":
         return "killed by signal 9 (SIGKILL): possibly the out-of-memory killer"
     if signal:
@@ -25,7 +29,6 @@ def exit_description(meta: dict) -> str:
 
 def program_identity(meta: dict) -> dict:
     """What the gate compares runs by: the script (its file name), the module, or the launcher's script."""
-    import os
     kind = meta.get("kind")
     target = meta.get("target") or ""
     if kind == "script":
@@ -56,8 +59,11 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
     if meta.get("signal") == "SIGKILL":
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
-    if not processes and meta.get("kind") != "command":
-        notes.append("no Python process of the job registered: probes did not run (python -I or -E?)")
+    probes_on = (meta.get("settings") or {}).get("probes", True)
+    probe_gap = None
+    if probes_on and not processes:
+        probe_gap, note = probes_could_not_load(meta.get("command") or [])
+        notes.append(note)
     stopped = events_of_kind(groups, "step_limit")
     exit_code = meta.get("exit_code")
     outcome = exit_description(meta)
@@ -65,10 +71,10 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         # gpuprof itself ended the program after --steps: a planned stop, not a failure.
         exit_code = 0
         outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
-    sections = dict(probes, system=system, duration_s=meta.get("duration_s"),
-                    probes=(meta.get("settings") or {}).get("probes", True))
-    judged = classify(sections)
-    advice = advise(judged["evidence"], judged["verdict"], judged["findings"])
+    sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
+                    probe_gap=probe_gap)
+    judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
+    advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
@@ -92,20 +98,63 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     }
 
 
+MIN_SAMPLES_TO_GUESS = 5     # system samples a sampler-only guess needs
+
+
+def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict):
+    """Why this run gives no verdict, or None when it has something to judge."""
+    if meta.get("status") != "finished":
+        return "gpuprof was stopped before the program ended, so the run record is incomplete"
+    if not probes_ran:
+        # Probes off or unable to load: the system figures still give a labelled guess, if any.
+        if (system.get("samples") or 0) < MIN_SAMPLES_TO_GUESS:
+            return "the run was too short to judge from system figures alone"
+        return None
+    count = steps.get("count") or 0
+    if count == 0:
+        return "the program ran no training step (no optimizer step and no DataLoader batch)"
+    if not steps.get("measured"):
+        return (f"the program ended after {count} step{'s' if count != 1 else ''}, and the first step "
+                "(start-up) is never measured")
+    return None
+
+
+PYTHON_FLAGS_THAT_SKIP_THE_BOOTSTRAP = {"I": "-I", "E": "-E", "S": "-S"}
+
+
+def probes_could_not_load(command: list) -> tuple:
+    """(short reason, note) for why no Python process of the job registered: a python flag that
+    skips PYTHONPATH or site, or no Python process at all."""
+    for i, arg in enumerate(command):
+        if os.path.basename(str(arg)).startswith("python"):
+            for flag in command[i + 1:]:
+                if not flag.startswith("-") or flag in ("-m", "-c") or flag.startswith("--"):
+                    break
+                for letter, name in PYTHON_FLAGS_THAT_SKIP_THE_BOOTSTRAP.items():
+                    if letter in flag[1:]:
+                        return (f"probes could not load (python {name})",
+                                f"probes could not load: the job's python runs with {name}, which skips "
+                                "PYTHONPATH or site customisation, where gpuprof's bootstrap is; figures come "
+                                "from the system sampler alone")
+    return ("no Python process registered",
+            "no Python process of the job registered gpuprof's probes (not a Python program, or a python "
+            "started with -I, -E or -S); figures come from the system sampler alone")
+
+
 def probe_sections(groups: list, meta: dict) -> dict:
     """steps, dataloaders, copies and hdf5 from the probes' events."""
     def kind(name):
         return events_of_kind(groups, name)
+
+    probes_on = (meta.get("settings") or {}).get("probes", True)
 
     loaders = kind("loader")
     batches = kind("batch")
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
     steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup)
     notes = []
-    if not meta.get("settings", {}).get("probes", True):
+    if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")
-    elif steps["count"] == 0:
-        notes.append("no training steps were seen (no optimizer step and no DataLoader batch)")
     steps["notes"] = notes
     return {
         "steps": steps,

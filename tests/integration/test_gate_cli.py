@@ -5,7 +5,7 @@ import os
 import pytest
 
 from tests.conftest import PROGRAMS, ROOT
-from tests.integration.helpers import gpuprof, load_json
+from tests.integration.helpers import env_with_source, gpuprof, load_json
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -82,5 +82,6 @@ def test_gate_usage_errors(tmp_path):
     assert missing.returncode == 2 and "no such report" in missing.stderr
     bad_config = tmp_path / "bad.toml"
     bad_config.write_text("[tool.gpuprof.gate]\nmax_wait = 1\n")
-    got = gpuprof("run", "--gate", str(bad_config), os.path.join(PROGRAMS, "busy.py"), cwd=tmp_path)
-    assert got.returncode == 2 and "max_wait" in got.stderr and not (tmp_path / "gpuprof-runs").exists()
+    got = gpuprof("run", "--gate", str(bad_config), os.path.join(PROGRAMS, "busy.py"), cwd=tmp_path,
+                  env=env_with_source({"XDG_STATE_HOME": str(tmp_path / "state")}))
+    assert got.returncode == 2 and "max_wait" in got.stderr and not (tmp_path / "state").exists()

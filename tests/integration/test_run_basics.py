@@ -74,11 +74,11 @@ def test_a_short_run_is_sampled_at_the_default_interval(tmp_path):
     (["--json", "/no/such/folder/r.json", SHOW], "does not exist"),
 ])
 def test_bad_input_is_one_line_and_exit_2_with_nothing_launched(tmp_path, args, message):
-    got = gpuprof("run", *args, cwd=tmp_path)
+    got = gpuprof("run", *args, cwd=tmp_path, env=env_with_source({"XDG_STATE_HOME": str(tmp_path / "state")}))
     assert got.returncode == 2
     assert got.stderr.count("\n") == 1 and message in got.stderr and "Traceback" not in got.stderr
     assert got.stdout == ""
-    assert not (tmp_path / "gpuprof-runs").exists()
+    assert not (tmp_path / "state").exists()
 
 
 def test_no_subcommand_and_unknown_subcommand_are_usage_errors(tmp_path):
