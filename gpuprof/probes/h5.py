@@ -8,6 +8,7 @@ import os
 import time
 
 from . import boot
+from ..record.redact import redact_text
 
 EMIT_EVERY = 500
 
@@ -61,7 +62,7 @@ def _describe(dataset) -> dict:
     for size in chunks or ():
         chunk_bytes *= size
     info = {
-        "file": os.path.basename(dataset.file.filename), "path": dataset.file.filename, "name": dataset.name,
+        "file": redact_text(os.path.basename(dataset.file.filename)), "path": dataset.file.filename, "name": dataset.name,
         "shape": list(dataset.shape), "dtype": str(dataset.dtype), "chunks": list(chunks) if chunks else None,
         "chunk_bytes": chunk_bytes if chunks else None, "compression": dataset.compression,
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,

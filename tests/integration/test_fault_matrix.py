@@ -95,12 +95,19 @@ def test_secrets_never_reach_a_file(tmp_path):
     env = env_with_source({"HF_TOKEN": "S2-hf-secret-value"})
     got = gpuprof("run", "--out", str(tmp_path / "run"), "--json", str(tmp_path / "r.json"),
                   os.path.join(PROGRAMS, "show_context.py"), "0", "--api-key=S1-cli-secret", "--token", "S3-tok",
+                  "--db", "https://user:S4-url-pw@db.example/x", "-p", "S5-short-pw",
+                  '{"api_key": "S6-in-json"}', "--passwd:S7-colon",
                   cwd=tmp_path, env=env, input="")
     assert got.returncode == 0 and "S1-cli-secret" in got.stdout           # the program still gets it
+    secrets = (b"S1-cli-secret", b"S2-hf-secret-value", b"S3-tok", b"S4-url-pw", b"S5-short-pw", b"S6-in-json",
+               b"S7-colon")
+    markdown = gpuprof("report", str(tmp_path / "run"), "--format", "markdown", cwd=tmp_path).stdout.encode()
+    for secret in secrets:
+        assert secret not in markdown
     for path in glob.glob(str(tmp_path / "**" / "*"), recursive=True):
         if os.path.isfile(path):
             data = open(path, "rb").read()
-            for secret in (b"S1-cli-secret", b"S2-hf-secret-value", b"S3-tok"):
+            for secret in secrets:
                 assert secret not in data, (path, secret)
     assert "S1-cli-secret" not in got.stderr
 
