@@ -78,6 +78,36 @@ def make_run(folder: str, steps: int, hours: float, full: int) -> dict:
     return {"write_s": time.perf_counter() - start, "ticks": ticks}
 
 
+def big_event_file(folder: str, megabytes: int) -> None:
+    """A run whose one event file holds `megabytes` of single-item events (no columnar rows, no
+    blocks): the worst case for `gpuprof report`."""
+    make_run(folder, 10, 0.01, full=5000)
+    path = os.path.join(folder, EVENTS_DIR, "big.jsonl")
+    line_count = 0
+    with open(path, "w") as handle:
+        handle.write('{"k":"process","pid":7,"ppid":1,"argv":["train.py"],"origin":"exec","t":0.0}\n')
+        written = 0
+        while written < megabytes * 1e6:
+            lines = "".join(f'{{"k":"batch","l":"7:1","t":{10 + i * 0.01:.4f},"w":0.007}}\n'
+                            f'{{"k":"step","t":{10.01 + i * 0.01:.4f}}}\n' for i in range(line_count, line_count + 50000))
+            handle.write(lines)
+            written += len(lines)
+            line_count += 50000
+
+
+def report_peak_rss(folder: str) -> tuple:
+    """(seconds, peak RSS in MB) of `gpuprof report FOLDER --format json` in a fresh process."""
+    import subprocess
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", "import resource, sys; from gpuprof.cli import main\n"
+                           "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+                           "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))",
+                           "report", folder, "--format", "json"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.path.dirname(HERE)))
+    return time.perf_counter() - start, int(done.stderr.strip().splitlines()[-1]) / 1024
+
+
 def folder_bytes(folder: str) -> int:
     return sum(os.path.getsize(os.path.join(root, f)) for root, _, files in os.walk(folder) for f in files)
 
@@ -94,6 +124,8 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=24.0)
     parser.add_argument("--compare-steps", type=int, default=100_000,
                         help="steps for the full-resolution against downsampled verdict check")
+    parser.add_argument("--big-file-mb", type=int, default=300,
+                        help="size of a single-item event file for the report's memory bound (0: skip)")
     args = parser.parse_args()
     root = tempfile.mkdtemp(prefix="gpuprof-scale-")
     try:
@@ -120,6 +152,12 @@ def main() -> None:
               f"events {folder_bytes(os.path.join(full, EVENTS_DIR)) / 1e6:.1f} MB vs "
               f"{folder_bytes(os.path.join(down, EVENTS_DIR)) / 1e6:.1f} MB: {'same' if same else 'DIFFERENT'}")
         print(f"  peak memory {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+        if args.big_file_mb:
+            huge = os.path.join(root, "huge")
+            big_event_file(huge, args.big_file_mb)
+            seconds, peak = report_peak_rss(huge)
+            print(f"  gpuprof report on a {folder_bytes(os.path.join(huge, EVENTS_DIR)) / 1e6:.0f} MB event file "
+                  f"of single items: {seconds:.1f} s, peak RSS {peak:.0f} MB")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -18,8 +18,8 @@ def load_report(path: str) -> dict:
             data = json.load(handle)
     except (OSError, UnicodeDecodeError) as exc:
         raise GateInputError(f"cannot read {target}: {getattr(exc, 'strerror', None) or exc}")
-    except ValueError as exc:
-        raise GateInputError(f"{target} is not valid JSON (corrupt report?): {exc}")
+    except (ValueError, RecursionError) as exc:
+        raise GateInputError(f"{target} is not valid JSON (corrupt report?): {str(exc)[:200]}")
     fmt = data.get("format") if isinstance(data, dict) else None
     if not isinstance(fmt, str) or not fmt.startswith(REPORT_FORMAT_PREFIX):
         raise GateInputError(f"{target} is not a gpuprof report (no \"format\": \"gpuprof.report/N\")")

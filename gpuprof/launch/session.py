@@ -139,7 +139,11 @@ class RunSession:
         system["errors"] = system_loop.errors if system_loop else []
         gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
         # The job may have removed its run folder: what the supervisor holds is saved all the same.
-        os.makedirs(os.path.join(self.run_dir, EVENTS_DIR), exist_ok=True)
+        notes = []
+        if not os.path.isdir(os.path.join(self.run_dir, EVENTS_DIR)):
+            os.makedirs(os.path.join(self.run_dir, EVENTS_DIR), exist_ok=True)
+            notes.append("the run folder was removed while the job ran: the probes' events are lost; "
+                         "the system figures and the exit status are kept")
         write_json_atomic(os.path.join(self.run_dir, SYSTEM_FILE), system)
         write_json_atomic(os.path.join(self.run_dir, GPU_FILE), gpu)
         write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {
@@ -163,6 +167,7 @@ class RunSession:
             "interrupted": outcome.interrupted,
             "signals": outcome.signals,
             "supervisor_cpu_s": self._own_cpu_s,
+            "record_notes": notes,
             "settings": {"interval_s": self.options.interval, "probes": self.options.probes,
                          "gpu": self.options.gpu, "max_steps": self.options.max_steps,
                          "warmup_steps": self.options.warmup_steps},

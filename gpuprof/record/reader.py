@@ -4,6 +4,7 @@ import glob
 import json
 import os
 
+from gpuprof.record.bounded import BoundedEvents
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
 
 
@@ -11,26 +12,70 @@ class RecordError(Exception):
     """The folder is not a readable gpuprof run."""
 
 
+NUMERIC = {"t", "t0", "n", "w", "wall", "cpu", "sys", "rq", "rb", "rc", "f", "fc", "start_s", "pid", "ppid",
+           "wall_max", "cpu_max", "steps", "total"}
+
+
+class MalformedRecord(RecordError):
+    """An event file holds something gpuprof never writes."""
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+        and value not in (float("inf"), float("-inf"))
+
+
+def _check(event, path: str, line_no: int) -> None:
+    def bad(why):
+        raise MalformedRecord(f"{path}:{line_no}: malformed event ({why})")
+
+    if not isinstance(event, dict):
+        bad("not an object")
+    if not isinstance(event.get("k"), str):
+        bad("no kind \"k\"")
+    if "rows" in event or "cols" in event:
+        names, rows = event.get("cols"), event.get("rows")
+        if not isinstance(names, list) or not isinstance(rows, list) or not names or names[0] != "t" \
+                or not all(isinstance(n, str) for n in names):
+            bad("columns and rows do not match")
+        for row in rows:
+            if not isinstance(row, list) or len(row) != len(names) or not _number(row[0]):
+                bad("a row without a time")
+            if not all(v is None or _number(v) for v in row[1:]):
+                bad("a value that is not a number")
+        return
+    if not _number(event.get("t")):
+        bad("no time \"t\"")
+    for name, value in event.items():
+        if (name in NUMERIC or name.endswith("_max")) and value is not None and not _number(value):
+            bad(f"{name} is not a number")
+
+
 def read_event_file(path: str):
-    """Yield the events of one file; a torn last line (the process was killed mid-write) is skipped."""
+    """Yield the events of one file, checked. A torn last line (the process was killed mid-write)
+    is skipped; anything else gpuprof would never write raises MalformedRecord."""
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(event, dict):
-                    continue
-                if "rows" in event:
-                    yield from expand_rows(event)
-                else:
-                    yield event
+        handle = open(path, "r", encoding="utf-8", errors="replace")
     except OSError:
         return
+    with handle:
+        pending = None           # (line number, text) of a line that did not parse: fine only if last
+        for line_no, line in enumerate(handle, 1):
+            line = line.strip()
+            if not line:
+                continue
+            if pending is not None:
+                raise MalformedRecord(f"{path}:{pending}: malformed event (not JSON)")
+            try:
+                event = json.loads(line)
+            except (ValueError, RecursionError):
+                pending = line_no
+                continue
+            _check(event, path, line_no)
+            if "rows" in event:
+                yield from expand_rows(event)
+            else:
+                yield event
 
 
 def expand_rows(event: dict):
@@ -38,12 +83,7 @@ def expand_rows(event: dict):
     single-item event it stands for; a null value is left out, as the probe left it unmeasured."""
     static = {k: v for k, v in event.items() if k not in ("cols", "rows")}
     names = event.get("cols")
-    rows = event.get("rows")
-    if not isinstance(names, list) or not isinstance(rows, list):
-        return
-    for row in rows:
-        if not isinstance(row, list):
-            continue
+    for row in event.get("rows"):
         item = dict(static)
         for name, value in zip(names, row):
             if value is not None:
@@ -52,10 +92,14 @@ def expand_rows(event: dict):
 
 
 def read_process_events(run_dir: str):
-    """Events grouped by the process that wrote them: a list of lists, one per event file."""
+    """Events grouped by the process that wrote them: a list of lists, one per event file, each
+    read in bounded memory (gpuprof.record.bounded) whatever the file's size."""
     groups = []
     for path in sorted(glob.glob(os.path.join(run_dir, EVENTS_DIR, "*.jsonl"))):
-        events = list(read_event_file(path))
+        bounded = BoundedEvents()
+        for event in read_event_file(path):
+            bounded.add(event)
+        events = bounded.events()
         if events:
             groups.append(events)
     return groups
@@ -69,8 +113,8 @@ def _read_json(path: str, required: bool):
         if required:
             raise RecordError(f"{path} is missing: not a gpuprof run folder")
         return None
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"{path} cannot be read: {exc}")
+    except (OSError, ValueError, RecursionError) as exc:
+        raise RecordError(f"{path} cannot be read: {exc.__class__.__name__}: {str(exc)[:200]}")
 
 
 def load_run(run_dir: str) -> dict:
@@ -81,6 +125,9 @@ def load_run(run_dir: str) -> dict:
     if not isinstance(meta, dict) or meta.get("format") != RUN_FORMAT:
         raise RecordError(f"{run_dir} holds a run of format {meta.get('format') if isinstance(meta, dict) else '?'}, "
                           f"this gpuprof reads {RUN_FORMAT}")
+    for name in ("exit_code", "duration_s", "start_monotonic", "end_monotonic"):
+        if meta.get(name) is not None and not _number(meta.get(name)):
+            raise MalformedRecord(f"{run_dir}/{RUN_FILE}: malformed run record ({name} is not a number)")
     return {
         "meta": meta,
         "system": _read_json(os.path.join(run_dir, SYSTEM_FILE), required=False) or {},

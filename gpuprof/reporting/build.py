@@ -50,7 +50,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     groups = record.get("processes", [])
     processes = registered_processes(groups)
     probes = probe_sections(groups, meta)
-    notes = []
+    notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
     if not gpu_status["available"] and gpu_status.get("reason"):

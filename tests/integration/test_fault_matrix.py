@@ -143,3 +143,13 @@ def test_torchrun_ranks_are_merged_and_status_propagates(tmp_path, mode, status)
     pids = [p["pid"] for p in report["processes"]["list"]]
     leftover = subprocess.run(["ps", "-o", "pid=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
     assert leftover.stdout.strip() == ""
+
+
+def test_a_job_that_removes_its_run_folder_keeps_its_status_and_gets_a_report(tmp_path):
+    script = tmp_path / "rm_run.py"
+    script.write_text("import shutil, sys\nshutil.rmtree(sys.argv[1])\nprint('removed')\nsys.exit(7)\n")
+    run = tmp_path / "run"
+    got = gpuprof("run", "--out", str(run), str(script), str(run), cwd=tmp_path)
+    assert got.returncode == 7 and got.stdout == "removed\n" and "Traceback" not in got.stderr
+    report = load_json(run / "report.json")
+    assert report["exit_code"] == 7 and any("run folder was removed" in n for n in report["notes"])

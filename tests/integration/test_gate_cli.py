@@ -1,5 +1,6 @@
 """The gate on real runs: exit codes, JUnit, TOML configuration, baselines, bad input."""
 
+import json
 import os
 
 import pytest
@@ -85,3 +86,36 @@ def test_gate_usage_errors(tmp_path):
     got = gpuprof("run", "--gate", str(bad_config), os.path.join(PROGRAMS, "busy.py"), cwd=tmp_path,
                   env=env_with_source({"XDG_STATE_HOME": str(tmp_path / "state")}))
     assert got.returncode == 2 and "max_wait" in got.stderr and not (tmp_path / "state").exists()
+
+
+def _run_folder(path, events: str, meta=None):
+    (path / "events").mkdir(parents=True)
+    (path / "run.json").write_text(json.dumps(dict({"format": "gpuprof.run/1", "status": "finished", "exit_code": 0,
+                                                    "duration_s": 1.0, "command": ["python", "t.py"]}, **(meta or {}))))
+    (path / "events" / "h-1-ab.jsonl").write_text(events)
+    return path
+
+
+@pytest.mark.parametrize("events, meta", [
+    ('{"k":"process","pid":1,"t":0.0}\n{"k":"step","f":1}\n', None),              # a line without t
+    ('{"k":"process","pid":1,"t":0.0}\n{"k":"batch","t":1.0,"w":"x"}\n', None),    # wrong type
+    ("[" * 50000 + "]" * 50000 + '\n{"k":"step","t":1.0}\n', None),              # deep nesting
+    ('{"k":"process","pid":1,"t":0.0}\n', {"exit_code": "zero"}),                # run.json of wrong types
+])
+def test_malformed_saved_runs_give_one_line_and_exit_2(tmp_path, events, meta):
+    run = _run_folder(tmp_path / "run", events, meta)
+    got = gpuprof("report", str(run), cwd=tmp_path)
+    assert got.returncode == 2 and got.stderr.count("\n") == 1 and "Traceback" not in got.stderr, got.stderr
+    assert "malformed" in got.stderr.replace(str(tmp_path), "")
+
+
+@pytest.mark.parametrize("content", [
+    '{"format": "gpuprof.report/1", "steps": {"data_wait_share": "high", "measured": 3}}',
+    '{"format": "gpuprof.report/1", "steps": [1, 2]}',
+    "[" * 50000 + "]" * 50000,
+])
+def test_malformed_reports_give_the_gate_one_line_and_exit_2(tmp_path, content):
+    path = tmp_path / "report.json"
+    path.write_text(content)
+    got = gpuprof("gate", str(path), "--max-data-wait", "0.2", cwd=tmp_path)
+    assert got.returncode == 2 and got.stderr.count("\n") == 1 and "Traceback" not in got.stderr, got.stderr
