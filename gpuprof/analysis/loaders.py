@@ -58,7 +58,44 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "batch": _batch_summary([f for f in facts if f.get("l") == loader["l"]]),
         }
         out.append(entry)
+    out = group_by_line(out)
     out.sort(key=lambda e: -e["batches"])
+    return out
+
+
+_SUMMED = ("batches", "wait_s", "workers_seen", "epochs", "epoch_start_wait_s")
+_PRODUCER_SUMMED = ("batches", "wall_s", "cpu_s", "system_cpu_s", "runqueue_s", "read_bytes", "read_chars")
+
+
+def group_by_line(entries: list) -> list:
+    """Loaders built at the same line (a loader re-created every epoch, in a function called again)
+    are one pipeline: one entry with their sums, the settings of the busiest, and how many there were."""
+    groups = {}
+    order = []
+    for entry in entries:
+        key = entry["where"] if entry.get("where") else ("id", entry["id"])
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(entry)
+    out = []
+    for key in order:
+        members = groups[key]
+        if len(members) == 1:
+            out.append(dict(members[0], instances=1))
+            continue
+        busiest = max(members, key=lambda e: e["batches"])
+        merged = dict(busiest, instances=len(members), ids=[m["id"] for m in members])
+        for name in _SUMMED:
+            merged[name] = sum(m.get(name) or 0 for m in members)
+        producer = dict(busiest["producer"])
+        for name in _PRODUCER_SUMMED:
+            producer[name] = sum((m["producer"].get(name) or 0) for m in members)
+        producer["cpu_per_wall"] = producer["cpu_s"] / producer["wall_s"] if producer["wall_s"] > 0 else None
+        producer["wall_per_batch_s"] = producer["wall_s"] / producer["batches"] if producer["batches"] else None
+        merged["producer"] = producer
+        merged["batch"] = busiest.get("batch") or next((m["batch"] for m in members if m.get("batch")), None)
+        out.append(merged)
     return out
 
 

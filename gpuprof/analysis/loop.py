@@ -31,8 +31,9 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
         source = "optimizer"
     elif batch_groups:
         pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
-        dominant = _dominant_loader(batch_groups[pid])
-        boundaries = sorted((e for e in batch_groups[pid] if e.get("l") == dominant), key=lambda e: e["t"])
+        line = _line_of(loaders)
+        dominant = _dominant_loader(batch_groups[pid], line)
+        boundaries = sorted((e for e in batch_groups[pid] if line(e.get("l")) == dominant), key=lambda e: e["t"])
         source = "dataloader"
     else:
         return {"count": 0, "source": None, "data_wait_share": None, "median_step_s": None,
@@ -121,18 +122,26 @@ def _expand_marks(boundaries):
     return marks
 
 
-def _dominant_loader(batches):
+def _line_of(loaders):
+    """Loader id -> the line that built it (loaders re-created at one line are one pipeline)."""
+    where = {loader.get("l"): loader.get("where") for loader in loaders}
+    return lambda loader_id: where.get(loader_id) or loader_id
+
+
+def _dominant_loader(batches, line=lambda loader_id: loader_id):
     counts = {}
     for event in batches:
-        counts[event.get("l")] = counts.get(event.get("l"), 0) + count(event)
+        key = line(event.get("l"))
+        counts[key] = counts.get(key, 0) + count(event)
     return max(counts, key=counts.get)
 
 
 def _batch_size(loaders, batches):
     if not batches:
         return None
-    dominant = _dominant_loader(batches)
+    line = _line_of(loaders)
+    dominant = _dominant_loader(batches, line)
     for loader in loaders:
-        if loader.get("l") == dominant and loader.get("batch_size"):
+        if line(loader.get("l")) == dominant and loader.get("batch_size"):
             return loader["batch_size"]
     return None

@@ -29,10 +29,18 @@ def add_drain(func) -> None:
     _drains.append(func)
 
 
+def start_flush_timer() -> None:
+    """Flush this process's events every flush interval from a thread (so a job killed after a
+    long stall loses at most that interval). Only for a process that imported torch: it has
+    threads of its own already, so the thread changes nothing Python warns about."""
+    current = _state["writer"]
+    if current is not None:
+        current.start_timer()
+
+
 def tick(now: float) -> None:
     """Called by the probes on their hot paths with the time they already read: flushes the event
-    file when a flush interval has passed. No thread is ever started for it (a helper thread makes
-    Python 3.12+ warn on every os.fork() the program does)."""
+    file when a flush interval has passed (in processes that have no flush thread)."""
     current = _state["writer"]
     if current is not None and current.due(now):
         current.flush()

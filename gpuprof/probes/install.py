@@ -5,10 +5,11 @@ from .post_import import PostImportHook
 
 
 def _install_torch(torch) -> None:
-    from . import dataloader, steps
+    from . import boot, dataloader, steps
 
     dataloader.install(torch)
     steps.install(torch)
+    boot.start_flush_timer()
     _watch_data_parallel(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
         from . import copies

@@ -26,9 +26,11 @@ class EventWriter:
 
     The file is opened by its path for each write and closed again, so no descriptor of gpuprof's
     stays in the program's table: a program that closes every descriptor and reuses the numbers
-    can never receive gpuprof's events in its own files. No thread is started: the buffer is
-    written when it is full, when `due()` says a flush interval has passed (the probes ask on their
-    hot paths), on an explicit flush, and when the process ends."""
+    can never receive gpuprof's events in its own files. The buffer is written when it is full,
+    when `due()` says a flush interval has passed (the probes ask on their hot paths), on an
+    explicit flush, when the process ends, and every flush interval from a timer thread once
+    `start_timer()` is called (the probes call it only in a process that imported torch, which is
+    multi-threaded already: a thread in any other process would make Python 3.12+ warn on os.fork)."""
 
     def __init__(self, directory: str, flush_interval: float = 1.0, max_buffer: int = 256, before_flush=None):
         self.before_flush = before_flush     # called on each explicit flush: buffered probes write
@@ -39,6 +41,8 @@ class EventWriter:
         self._lock = threading.Lock()
         self._last_flush = time.monotonic()
         self.closed = False
+        self._thread = None
+        self._stop = threading.Event()
         self.lost = 0           # writes that failed (the run folder went away, the disk is full)
         self._append(b"")       # create the file now: a process that registers is seen even if killed
 
@@ -101,8 +105,21 @@ class EventWriter:
         self.flush()
         with self._lock:
             self.closed = True
+            self._stop.set()
+
+    def start_timer(self) -> None:
+        with self._lock:
+            if self._thread is not None or self.closed:
+                return
+            self._thread = threading.Thread(target=self._timer, name="gpuprof-flush", daemon=True)
+        self._thread.start()
+
+    def _timer(self) -> None:
+        while not self._stop.wait(self.flush_interval):
+            self.flush()
 
     def abandon(self) -> None:
         """In a forked child: drop the parent's buffer without writing it."""
         self._buffer = []
         self.closed = True
+        self._stop.set()

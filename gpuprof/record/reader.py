@@ -4,7 +4,7 @@ import glob
 import json
 import os
 
-from gpuprof.record.bounded import BoundedEvents
+from gpuprof.record.bounded import STREAM_KINDS, BoundedEvents
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
 
 
@@ -44,7 +44,7 @@ def _check(event, path: str, line_no: int) -> None:
             if not all(v is None or _number(v) for v in row[1:]):
                 bad("a value that is not a number")
         return
-    if not _number(event.get("t")):
+    if ("t" in event or event["k"] in STREAM_KINDS) and not _number(event.get("t")):
         bad("no time \"t\"")
     for name, value in event.items():
         if (name in NUMERIC or name.endswith("_max")) and value is not None and not _number(value):

@@ -54,7 +54,8 @@ def test_run_with_gate_and_a_step_window(tmp_path):
     assert got.returncode == 1                      # the program was stopped politely; the gate failed
     report = load_json(tmp_path / "run" / "report.json")
     assert report["stopped_after_steps"] == 15 and report["steps"]["measured"] == 15
-    assert "KeyboardInterrupt" in got.stderr and "<failure" in (tmp_path / "j.xml").read_text()
+    # Stopped at a step boundary: no KeyboardInterrupt traceback in a CI log.
+    assert "Traceback" not in got.stderr and "<failure" in (tmp_path / "j.xml").read_text()
 
 
 def test_the_programs_failure_wins_over_the_gate(tmp_path):

@@ -96,3 +96,36 @@ def test_probes_off_leaves_only_the_sampler(tmp_path):
     report = load_json(tmp_path / "run" / "report.json")
     assert got.returncode == 0 and report["steps"]["count"] == 0 and report["dataloaders"] == []
     assert any("probes were off" in note for note in report["notes"])
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
+@pytest.mark.parametrize("kind", ["map", "iterable"])
+def test_each_workers_fetches_are_credited_to_its_own_loader(tmp_path, context, kind):
+    """Two loaders over one Dataset class, the validation one built first: every start method,
+    map-style and iterable datasets alike."""
+    pytest.importorskip("torch")
+    script = os.path.join(PROGRAMS, "two_loaders.py")
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, context, kind, cwd=tmp_path, timeout=240)
+    assert got.returncode == 0, got.stderr[-2000:]
+    loaders = load_json(tmp_path / "run" / "report.json")["dataloaders"]
+    by_batches = sorted(loaders, key=lambda entry: -entry["batches"])
+    train, val = by_batches
+    assert (train["batches"], val["batches"]) == (24, 4)
+    # Each loader's workers fetched what it consumed, plus at most its prefetch (2 workers x 2).
+    assert 24 <= train["producer"]["batches"] <= 24 + 4 + 2
+    assert 4 <= val["producer"]["batches"] <= 4 + 4 + 2
+    assert train["workers_seen"] == val["workers_seen"] == 2
+
+
+@pytest.mark.torch
+def test_loaders_rebuilt_every_epoch_at_one_line_are_one_pipeline(tmp_path):
+    pytest.importorskip("torch")
+    script = os.path.join(PROGRAMS, "loader_per_epoch.py")
+    got = gpuprof("run", "--out", str(tmp_path / "run"), script, cwd=tmp_path, timeout=120)
+    assert got.returncode == 0, got.stderr[-2000:]
+    loaders = load_json(tmp_path / "run" / "report.json")["dataloaders"]
+    assert len(loaders) == 1
+    assert loaders[0]["instances"] == 12 and loaders[0]["batches"] == 96
+    assert loaders[0]["where"].endswith("loader_per_epoch.py:10")
+    assert sum(line.startswith("DataLoader at") for line in got.stderr.splitlines()) == 1
