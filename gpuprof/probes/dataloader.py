@@ -34,9 +34,8 @@ def install(torch) -> None:
     from torch.utils.data._utils import fetch
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
-    _patch_init(dl.DataLoader, torch_dir)
-    _patch_iter_init(dl._BaseDataLoaderIter)
-    _patch_worker_start(dl._MultiProcessingDataLoaderIter, dl._utils.worker)
+    _patch_end_of_init(dl.DataLoader, torch_dir)
+    _patch_get_iterator(dl.DataLoader, dl._utils.worker)
     for cls in (dl._SingleProcessDataLoaderIter, dl._MultiProcessingDataLoaderIter):
         _patch_next_data(cls, torch)
     for cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
@@ -46,18 +45,26 @@ def install(torch) -> None:
 
 
 # -- loaders ----------------------------------------------------------------------------------
-def _patch_init(cls, torch_dir) -> None:
-    original = cls.__init__
+# No wrapper sits around torch's own DataLoader.__init__ or an iterator's __init__: a warning torch
+# raises there with stacklevel=2 would name the wrapper's file instead of torch's (or the user's).
+_INITIALIZED = "_DataLoader__initialized"      # the attribute DataLoader.__init__ sets last
 
-    def __init__(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        try:
-            _register(self, user_location((torch_dir,)))
-        except Exception:
-            pass
 
-    __init__.__wrapped__ = original
-    cls.__init__ = __init__
+def _patch_end_of_init(cls, torch_dir) -> None:
+    """Register a loader when its __init__ marks it initialised (torch's own __setattr__ runs
+    first), so its settings are final and the user's line is two frames up."""
+    original = cls.__setattr__
+
+    def __setattr__(self, attr, value):
+        original(self, attr, value)
+        if attr == _INITIALIZED and value is True:
+            try:
+                _register(self, user_location((torch_dir,)))
+            except Exception:
+                pass
+
+    __setattr__.__wrapped__ = original
+    cls.__setattr__ = __setattr__
 
 
 def _register(loader, where) -> str:
@@ -102,53 +109,42 @@ def _context_name(loader):
         return None
 
 
-def _patch_iter_init(cls) -> None:
-    original = cls.__init__
+def _patch_get_iterator(cls, worker_module) -> None:
+    """Each new iterator (an epoch, or the one of persistent workers) is tagged with its loader and
+    timed (worker start-up and first fetches). While it starts its workers, torch's worker loop is
+    wrapped in a partial that carries the loader id: a partial of module-level functions pickles
+    by name, so fork, spawn and forkserver workers alike know their loader, map-style and
+    iterable datasets alike."""
+    original = cls._get_iterator
 
-    def __init__(self, loader, *args, **kwargs):
+    def _get_iterator(self):
         try:
-            loader_id = _loader_ids.get(loader) or _register(loader, None)
+            loader_id = _loader_ids.get(self) or _register(self, None)
         except Exception:
             loader_id = None
-        # Forked workers started by this iterator inherit which loader they serve.
-        _state["starting"] = loader_id
-        started = time.monotonic()
-        original(self, loader, *args, **kwargs)
-        try:
-            setattr(self, _LOADER, loader_id)
-        except AttributeError:
-            pass
-        boot.emit({"k": "epoch", "l": loader_id, "t": started, "start_s": time.monotonic() - started})
-
-    __init__.__wrapped__ = original
-    cls.__init__ = __init__
-
-
-_LOADER = "_gpuprof_loader"     # an iterator's loader id, kept on the iterator
-
-
-def _patch_worker_start(cls, worker_module) -> None:
-    """Workers are told which loader they serve through their start function: while this
-    iterator starts its workers, torch's worker loop is wrapped in a partial that carries the
-    loader id. A partial of module-level functions pickles by name, so it reaches fork, spawn and
-    forkserver workers alike, map-style and iterable datasets alike."""
-    original = cls.__init__
-
-    def __init__(self, loader, *args, **kwargs):
         loop = worker_module._worker_loop
-        loader_id = _loader_ids.get(loader)
         wrapped = loader_id is not None and not isinstance(loop, functools.partial)
         if wrapped:
             _state["worker_loop"] = loop
             worker_module._worker_loop = functools.partial(_worker_loop_for, loader_id)
+        started = time.monotonic()
         try:
-            original(self, loader, *args, **kwargs)
+            iterator = original(self)
         finally:
             if wrapped:
                 worker_module._worker_loop = loop
+        try:
+            setattr(iterator, _LOADER, loader_id)
+            boot.emit({"k": "epoch", "l": loader_id, "t": started, "start_s": time.monotonic() - started})
+        except Exception:
+            pass
+        return iterator
 
-    __init__.__wrapped__ = original
-    cls.__init__ = __init__
+    _get_iterator.__wrapped__ = original
+    cls._get_iterator = _get_iterator
+
+
+_LOADER = "_gpuprof_loader"     # an iterator's loader id, kept on the iterator
 
 
 def _worker_loop_for(loader_id, *args, **kwargs):

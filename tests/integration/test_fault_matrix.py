@@ -153,3 +153,16 @@ def test_a_job_that_removes_its_run_folder_keeps_its_status_and_gets_a_report(tm
     assert got.returncode == 7 and got.stdout == "removed\n" and "Traceback" not in got.stderr
     report = load_json(run / "report.json")
     assert report["exit_code"] == 7 and any("run folder was removed" in n for n in report["notes"])
+
+
+@pytest.mark.torch
+def test_a_step_window_under_torchrun_ends_every_rank_as_a_success(tmp_path):
+    pytest.importorskip("torch")
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+               os.path.join(PROGRAMS, "ddp_ranks.py")]
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--steps", "5", "--", *command, cwd=tmp_path,
+                  timeout=240)
+    assert got.returncode == 0, got.stderr[-3000:]
+    assert "Traceback" not in got.stderr and "ChildFailedError" not in got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    assert report["exit_code"] == 0 and report["stopped_after_steps"] == 5

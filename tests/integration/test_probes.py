@@ -129,3 +129,15 @@ def test_loaders_rebuilt_every_epoch_at_one_line_are_one_pipeline(tmp_path):
     assert loaders[0]["instances"] == 12 and loaders[0]["batches"] == 96
     assert loaders[0]["where"].endswith("loader_per_epoch.py:10")
     assert sum(line.startswith("DataLoader at") for line in got.stderr.splitlines()) == 1
+
+
+@pytest.mark.torch
+def test_torchs_own_warnings_point_where_they_point_without_gpuprof(tmp_path):
+    pytest.importorskip("torch")
+    script = os.path.join(PROGRAMS, "torch_warnings.py")
+    expected = plain(script, cwd=tmp_path, timeout=120)
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, cwd=tmp_path, timeout=120)
+    assert expected.returncode == got.returncode == 0, got.stderr[-2000:]
+    assert "Warning" in expected.stderr
+    assert got.stderr == expected.stderr and "gpuprof" not in got.stderr
+    assert got.stdout == expected.stdout
