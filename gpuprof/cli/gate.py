@@ -5,7 +5,7 @@ from typing import Optional
 
 import typer
 
-from gpuprof.cli.app import app
+from gpuprof.cli.app import Command, app
 from gpuprof.launch.errors import UsageProblem
 
 FLAG_HELP = {
@@ -72,7 +72,7 @@ def show_table(result, source) -> None:
     console.print("[green]gate passed[/]" if result.passed else f"[bold red]gate failed[/]  {result.summary}")
 
 
-@app.command()
+@app.command(cls=Command)
 def gate(
     report: str = typer.Argument(..., metavar="REPORT", help="A report JSON or a run folder."),
     baseline: Optional[str] = typer.Option(None, "--baseline", metavar="REPORT", help="Compare step time with this run."),

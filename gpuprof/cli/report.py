@@ -7,14 +7,14 @@ from typing import Optional
 
 import typer
 
-from gpuprof.cli.app import app
+from gpuprof.cli.app import Command, app
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.record.reader import RecordError
 
 FORMATS = ("console", "json", "markdown")
 
 
-@app.command()
+@app.command(cls=Command)
 def report(
     run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="A run folder written by `gpuprof run`."),
     fmt: str = typer.Option("console", "--format", "-f", metavar="FORMAT",

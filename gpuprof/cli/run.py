@@ -3,14 +3,13 @@
 from typing import List, Optional
 
 import typer
-from typer.core import TyperCommand
 
-from gpuprof.cli.app import app
+from gpuprof.cli.app import Command, app
 from gpuprof.cli.profile import profile
 from gpuprof.cli.run_args import split_user_args
 
 
-class RunCommand(TyperCommand):
+class RunCommand(Command):
     """Everything from the script (or after -m MODULE, or after --) belongs to the user's program,
     even words that look like gpuprof options, exactly as `python` treats its own command line."""
 

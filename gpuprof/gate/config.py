@@ -66,9 +66,7 @@ def validate(table: dict, path: str) -> dict:
         if kind is float:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise GateInputError(f"{path}: {key} must be a number, not {value!r}")
-            value = float(value)
-            if value < 0:
-                raise GateInputError(f"{path}: {key} must not be negative")
+            value = check_range(key, float(value), f"{path}: ")
         elif not isinstance(value, str):
             raise GateInputError(f"{path}: {key} must be a string")
         elif key == "baseline" and not os.path.isabs(value):
@@ -87,8 +85,23 @@ def load(config_path=None, cwd: str = ".") -> tuple:
     return validate(gate_table(_read_toml(pyproject), pyproject, False), pyproject), pyproject
 
 
+SHARES = ("max_data_wait", "min_gpu_util")
+
+
+def check_range(key: str, value: float, where: str = "", name: str = None) -> float:
+    """Shares are fractions (0.2 for 20%): a value above 1 would always pass, so it is refused."""
+    name = name or key
+    if value != value or value < 0:
+        raise GateInputError(f"{where}{name} must not be negative, not {value:g}")
+    if key in SHARES and value > 1:
+        raise GateInputError(f"{where}{name} is a share between 0 and 1 ({value / 100:g} for {value:g}%), not {value:g}")
+    return value
+
+
 def merge(file_values: dict, flags: dict) -> dict:
-    """Flags given on the command line win over the file."""
+    """Flags given on the command line win over the file; both are held to the same ranges."""
     merged = dict(file_values)
-    merged.update({k: v for k, v in flags.items() if v is not None})
+    for key, value in flags.items():
+        if value is not None:
+            merged[key] = check_range(key, float(value), name="--" + key.replace("_", "-"))
     return merged

@@ -88,3 +88,21 @@ def test_a_plain_gate_table_is_accepted_in_an_explicit_config(tmp_path):
     path = tmp_path / "gpuprof.toml"
     path.write_text("[gate]\nmin_samples_per_second = 50\n")
     assert config.load(str(path))[0] == {"min_samples_per_second": 50.0}
+
+
+@pytest.mark.parametrize("table, words", [
+    ({"max_data_wait": 20}, "0.2 for 20%"),
+    ({"min_gpu_util": 70}, "0.7 for 70%"),
+    ({"max_regression": -0.1}, "must not be negative"),
+])
+def test_thresholds_out_of_range_are_refused_not_always_passed(table, words):
+    from gpuprof.gate.config import validate
+    with pytest.raises(GateInputError, match=words.replace("(", r"\(")):
+        validate(table, "gpuprof.toml")
+
+
+def test_out_of_range_flags_are_refused_too():
+    from gpuprof.gate.config import merge
+    with pytest.raises(GateInputError, match="--max-data-wait is a share"):
+        merge({}, {"max_data_wait": 20.0})
+    assert merge({"max_data_wait": 0.5}, {"max_data_wait": 0.2}) == {"max_data_wait": 0.2}
