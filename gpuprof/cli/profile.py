@@ -8,12 +8,19 @@ from gpuprof.launch.errors import UsageProblem
 from gpuprof.reporting.outputs import check_all
 
 
-def profile(target=None, module=None, out=None, json_path=None, interval=0.1, probes=True, gpu=True, quiet=False,
+def profile(target=None, module=None, out=None, json_path=None, interval=None, probes=None, gpu=None, quiet=None,
             live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
             command_mode=False, python=None) -> int:
-    """The run itself, with plain defaults (the demo calls it too); returns the exit status."""
+    """The run itself (the demo calls it too); returns the exit status. An option left None takes
+    its value from [tool.gpuprof.run] in pyproject.toml, else gpuprof's default."""
+    from gpuprof.cli.run_config import settle
     from gpuprof.launch.command import resolve
     from gpuprof.launch.session import RunOptions, RunSession
+
+    settings = settle({"out": out, "interval": interval, "probes": probes, "gpu": gpu, "live": live,
+                       "quiet": quiet, "python": python})
+    out, interval, probes, gpu = settings["out"], settings["interval"], settings["probes"], settings["gpu"]
+    live, quiet, python = settings["live"], settings["quiet"], settings["python"]
 
     target = list(target or [])
     if command_mode:

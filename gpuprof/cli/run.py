@@ -34,10 +34,12 @@ def run(
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
                                       help="Run folder for samples and events [default: ~/.local/state/gpuprof/runs/<script>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
-    interval: float = typer.Option(0.1, "--interval", metavar="SECONDS", help="System sampling interval."),
-    probes: bool = typer.Option(True, "--probes/--no-probes", help="Probes inside the job (DataLoader, copies, steps)."),
-    gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
+    interval: Optional[float] = typer.Option(None, "--interval", metavar="SECONDS",
+                                             help="System sampling interval [default: 0.1]."),
+    probes: Optional[bool] = typer.Option(None, "--probes/--no-probes",
+                                          help="Probes inside the job (DataLoader, copies, steps) [default: probes]."),
+    gpu: Optional[bool] = typer.Option(None, "--gpu/--no-gpu", help="Sample GPUs through NVML [default: gpu]."),
+    quiet: Optional[bool] = typer.Option(None, "--quiet/--no-quiet", "-q", help="No terminal report (files are still written)."),
     live: Optional[bool] = typer.Option(None, "--live/--no-live", help="Live status line [default: when stderr is a terminal]."),
     steps: Optional[int] = typer.Option(None, "--steps", metavar="N", help="Stop after N measured steps, as a Ctrl-C would (exit 0)."),
     warmup_steps: int = typer.Option(0, "--warmup-steps", metavar="K", help="Steps to leave out of the figures (after the first)."),
@@ -50,7 +52,9 @@ def run(
 ):
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
 
-    gpuprof exits with the program's own exit status (128+N if it died of signal N)."""
+    gpuprof exits with the program's own exit status (128+N if it died of signal N). Defaults for
+    --out, --interval, --probes, --gpu, --live, --quiet and --python can be set in
+    [tool.gpuprof.run] in pyproject.toml."""
     return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
                    gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
                    junit=junit, markdown=markdown, command_mode=command_mode, python=python)

@@ -166,3 +166,18 @@ def _line_of(text: str, path: str) -> int:
             if text in line and "import" not in line:
                 return number
     raise AssertionError(f"{text} not in {path}")
+
+
+def test_run_defaults_come_from_pyproject_and_flags_win(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuprof.run]\nout = "runs/here"\nquiet = true\ninterval = 0.05\n')
+    script = tmp_path / "t.py"
+    script.write_text("print('hi')\n")
+    got = gpuprof("run", str(script), cwd=tmp_path)
+    assert got.returncode == 0 and got.stdout == "hi\n" and got.stderr == ""
+    run = load_json(tmp_path / "runs" / "here" / "run.json")
+    assert run["settings"]["interval_s"] == 0.05
+    loud = gpuprof("run", "--no-quiet", "--out", str(tmp_path / "other"), str(script), cwd=tmp_path)
+    assert "run saved in" in loud.stderr and (tmp_path / "other" / "report.json").exists()
+    (tmp_path / "pyproject.toml").write_text('[tool.gpuprof.run]\nintervall = 0.05\n')
+    bad = gpuprof("run", str(script), cwd=tmp_path)
+    assert bad.returncode == 2 and "unknown [tool.gpuprof.run] key intervall" in bad.stderr
