@@ -48,14 +48,14 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
         except GateInputError as exc:
             raise UsageProblem(str(exc))
     show_live = (_isatty(sys.stderr) if live is None else live) and not quiet
+    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
+                         max_steps=steps, warmup_steps=warmup_steps)
+    session = RunSession(command, options, preload=lambda: preload_report(quiet))
+    session.prepare()
     status_line = None
     if show_live:
         from gpuprof.cli.live import LiveStatus
-        status_line = LiveStatus()
-    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
-                         max_steps=steps, warmup_steps=warmup_steps)
-    session = RunSession(command, options, status_line=status_line, preload=lambda: preload_report(quiet))
-    session.prepare()
+        status_line = session.status_line = LiveStatus(events_dir=session.settings()["events_dir"])
     # Signals that arrive from here on stay held until gpuprof exits: a late Ctrl-C or SIGTERM never
     # cuts the report short or changes the exit status.
     outcome = session.execute()

@@ -74,7 +74,8 @@ class RunSession:
         if self.run_dir is None:
             self.prepare()
         env = child_environment(os.environ, self.settings())
-        self.supervisor = Supervisor(self.command.argv, env)
+        on_stop = getattr(self.status_line, "suspend", None)
+        self.supervisor = Supervisor(self.command.argv, env, on_stop=on_stop)
         wall_start = time.time()
         self._cpu_start = _own_cpu()
         try:

@@ -116,7 +116,9 @@ class Outcome:
 class Supervisor:
     MAX_RECORDED = 200      # signals kept in the record (a resize storm must not grow it unbounded)
 
-    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None):
+    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None, on_stop=None):
+        """`on_stop()` runs before gpuprof stops with the job (a live line gives the terminal back)."""
+        self.on_stop = on_stop
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
@@ -225,6 +227,11 @@ class Supervisor:
         """The job stopped (Ctrl-Z, or a forwarded SIGTSTP it did not handle): stop gpuprof too, so
         the shell sees the whole job stopped; SIGCONT (fg, bg) continues gpuprof, which passes it on."""
         self._take_terminal_back()
+        if self.on_stop is not None:
+            try:
+                self.on_stop()
+            except Exception:
+                pass
         os.kill(os.getpid(), signal.SIGSTOP)
 
     def _own_terminal(self) -> bool:
