@@ -6,7 +6,7 @@ bottlenecks it addresses and its effort (1 a setting, 2 a few lines, 3 a redesig
 
 import math
 
-from gpuprof.advice.model import cheaper_producer, cheaper_share, more_capacity, next_prime
+from gpuprof.advice.model import cheaper_producer, cheaper_share, cpu_budget, more_capacity, next_prime
 
 CATALOGUE = []
 INPUT = ("input.cpu", "input.disk", "input.latency")
@@ -39,6 +39,24 @@ def _pct(x):
 
 
 # -- input pipeline ---------------------------------------------------------------------------
+LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
+FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
+WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
+
+
+def worker_limit(ev):
+    """(the most workers this machine holds, why), or (None, None) without the figures."""
+    limits = []
+    if ev.process_rss and ev.memory_available:
+        limits.append((int(WORKER_MEMORY_SHARE * ev.memory_available // ev.process_rss),
+                       f"memory: {ev.memory_available / 2**30:.1f} GiB available and up to "
+                       f"{ev.process_rss / 2**20:.0f} MiB per process of the job"))
+    if ev.open_files_limit:
+        limits.append((max((ev.open_files_limit - 64) // FDS_PER_WORKER, 1),
+                       f"open files: the limit is {ev.open_files_limit} and each worker holds about {FDS_PER_WORKER}"))
+    return min(limits) if limits else (None, None)
+
+
 @fix("num-workers", "Make batches in more DataLoader worker processes", INPUT, 1)
 def num_workers(ev, verdict):
     kind = _input_kind(ev, verdict)
@@ -47,9 +65,9 @@ def num_workers(ev, verdict):
     n = ev.loader.get("num_workers") or 0
     w = ev.wait_share
     need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
+    producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
     if kind == "input.cpu":
         suggested = max(n + 1, min(max(ev.cpu_count, 2), max(2, math.ceil(need) + 1)))
-        producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
         if ev.inline_producer:
             # Workers free the training thread: they may use every core the compute phase leaves
             # (at most all cores for 1 - w of the time) and other programs do not take.
@@ -59,17 +77,33 @@ def num_workers(ev, verdict):
         else:
             available = producer_cores + ev.cores_free
         headroom = available / producer_cores if producer_cores > 0.05 else suggested
-        k = min(suggested / max(n, 1), headroom)
         limit = f"{available:.1f} of {ev.cpu_count} cores free for producers"
     elif kind == "input.disk":
         suggested = min(max(4, 2 * n), 16)
-        k = min(suggested / max(n, 1), 4.0)
         limit = "parallel reads keep the disk's queue full"
     else:
-        suggested = min(32, max(4, 2 * n, math.ceil(need) + 1))
-        k = suggested / max(n, 1)
-        limit = "waiting workers need no CPU"
+        cap = LATENCY_WORKERS_PER_CORE * ev.cpu_count
+        suggested = min(cap, max(4, 2 * n, math.ceil(need) + 1))
+        limit = (f"waiting workers need little CPU, but at most {LATENCY_WORKERS_PER_CORE} per core "
+                 f"({cap} here): beyond that, starting them and unpickling their batches eat the gain")
+    most, why_most = worker_limit(ev)
+    if most is not None and suggested > most:
+        suggested, limit = max(most, 1), f"{limit}; the machine holds at most {most} ({why_most})"
+    if suggested <= n:
+        return None         # never propose a change from X to X
+    k = suggested / max(n, 1)
+    if kind == "input.cpu":
+        k = min(k, headroom)
+    elif kind == "input.disk":
+        k = min(k, 4.0)
     gain = more_capacity(ev, k)
+    budget = cpu_budget(ev) if kind == "input.cpu" else float("inf")
+    bounded = ""
+    if budget < gain:
+        gain = budget
+        bounded = (f"; bounded by the CPU: producers need {ev.producer_cores or 0:.1f} cores per step and compute "
+                   f"{1 - w:.0%} of a step on {'one core' if ev.gpu else 'every core'}, which {ev.cpu_count} cores "
+                   f"fit at most {budget:.2f}x faster")
     if gain < MIN_GAIN:
         return None
     settings = f"num_workers={suggested}, persistent_workers=True"
@@ -79,7 +113,9 @@ def num_workers(ev, verdict):
         "detail": f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else ""),
         "snippet": f"DataLoader(dataset, batch_size={ev.loader.get('batch_size')}, {settings}, ...)",
         "why": f"{_pct(w)} of each step waits for data; producers run at {_pct(ev.producer_cpu_ratio or 0)} CPU; "
-               f"{limit}; {suggested} workers give at most {k:.1f}x the producer throughput",
+               f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
+               f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}",
+        "change": {"num_workers": suggested, "persistent_workers": True},
     }
 
 
@@ -99,6 +135,7 @@ def persistent_workers(ev, verdict):
         "snippet": "DataLoader(dataset, ..., num_workers=N, persistent_workers=True, prefetch_factor=4)",
         "why": f"{epochs} epochs each waited {loader.get('epoch_start_wait_s', 0) / epochs:.2f} s for workers "
                "to start and fetch their first batch",
+        "change": {"persistent_workers": True, "prefetch_factor": 4},
     }
 
 
@@ -111,9 +148,6 @@ def hdf5_chunk_cache(ev, verdict):
         return None
     worst = max(bad, key=lambda d: d["read_amplification"])
     amplification = worst["read_amplification"]
-    gain = cheaper_producer(ev, min(amplification, 20.0))
-    if gain < MIN_GAIN:
-        return None
     chunk = worst["chunk_bytes"]
     batch = (ev.loader or {}).get("batch_size") or 1
     random_order = (ev.loader or {}).get("sampler") == "RandomSampler"
@@ -121,19 +155,43 @@ def hdf5_chunk_cache(ev, verdict):
     in_use = per_read * (batch if random_order else 1)
     nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
     nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
-    nslots = next_prime(100 * max(1, nbytes // chunk))
+    nslots = max(next_prime(100 * max(1, nbytes // chunk)), worst.get("rdcc_nslots") or 0)
+    current = worst.get("rdcc_nbytes")
+    resize = current is None or current < nbytes
+    keep_handle = bool(worst.get("reopened_per_read"))
+    if not resize and not keep_handle:
+        return None         # the cache is already this size: nothing to change
+    gain = cheaper_producer(ev, min(amplification, 20.0))
+    if gain < MIN_GAIN:
+        return None
+    name = worst["dataset"].strip("/")
+    changes, snippet = [], []
+    if keep_handle:
+        changes.append(f"open the data set once per worker and keep its handle (it was opened {worst.get('opens')} "
+                       f"times for {worst.get('reads')} reads; each new handle starts with an empty chunk cache, so "
+                       "no cache size helps until the handle is kept)")
+    if resize:
+        changes.append(f"chunk cache {current} B -> {nbytes} B ({nbytes // chunk} chunks of {chunk} B, chunk shape "
+                       f"{worst.get('chunks')}), rdcc_nslots {worst.get('rdcc_nslots')} -> {nslots}")
     chunks = worst.get("chunks")
-    rechunk = ""
     if random_order and chunks and chunks[0] > 1:
-        rechunk = f"; reading samples in random order, chunks of 1 along the first axis ({[1] + list(chunks[1:])}) avoid decompressing {chunks[0]} samples per sample"
+        changes.append(f"reading samples in random order, chunks of 1 along the first axis ({[1] + list(chunks[1:])}) "
+                       f"avoid decompressing {chunks[0]} samples per sample")
+    opened = f'h5py.File(path, "r", rdcc_nbytes={max(nbytes, current or 0)}, rdcc_nslots={nslots})'
+    snippet.append("def __getitem__(self, i):")
+    snippet.append("    if self.data is None:          # once per worker: the handle keeps its chunk cache")
+    snippet.append(f"        self.data = {opened}[\"{name}\"]")
+    snippet.append("    return self.data[i]")
     return {
         "estimated_speedup": gain, "where": f"{worst['file']}:{worst['dataset']}",
-        "detail": f"chunk cache {worst.get('rdcc_nbytes')} B -> {nbytes} B ({nbytes // chunk} chunks of "
-                  f"{chunk} B, chunk shape {chunks}), rdcc_nslots {worst.get('rdcc_nslots')} -> {nslots}{rechunk}",
-        "snippet": f'h5py.File(path, "r", rdcc_nbytes={nbytes}, rdcc_nslots={nslots})  # per worker',
-        "why": f"each read decompresses {amplification:.0f}x the bytes it returns: the cache "
-               f"({worst.get('rdcc_nbytes')} B) {'cannot hold one' if not worst.get('cache_holds_a_chunk') else 'holds too few'} "
-               f"{chunk} B chunk{'s' if worst.get('cache_holds_a_chunk') else ''}",
+        "detail": "; ".join(changes),
+        "snippet": "\n".join(snippet),
+        "why": f"each read decompresses {amplification:.0f}x the bytes it returns: "
+               + ("the data set is opened again for each read, which throws its cache away"
+                  if keep_handle and not resize else
+                  f"the cache ({current} B) {'cannot hold one' if not worst.get('cache_holds_a_chunk') else 'holds too few'} "
+                  f"{chunk} B chunk{'s' if worst.get('cache_holds_a_chunk') else ''}"),
+        "change": {"hdf5_cache_bytes": max(nbytes, current or 0), "hdf5_keep_handles": True},
     }
 
 
@@ -154,6 +212,59 @@ def batch_echoing(ev, verdict):
         "snippet": "for x, y in loader:\n    for _ in range(2):   # batch echoing\n        loss = loss_fn(model(x), y)\n"
                    "        optimizer.zero_grad(); loss.backward(); optimizer.step()",
         "why": f"{_pct(ev.wait_share)} of each step waits for data while compute takes {_pct(1 - ev.wait_share)}",
+        "change": {"echo": factor},
+    }
+
+
+@fix("background-prefetch", "Prepare the next batches in background threads while the model trains", ("input.latency", "input.disk"), 2)
+def background_prefetch(ev, verdict):
+    """A hand-written loop (no DataLoader) that waits on reads or a remote store: threads wait in
+    parallel with compute (waiting releases the GIL), so the step becomes max(compute, wait / n)."""
+    if _input_kind(ev, verdict) not in ("input.latency", "input.disk") or ev.wait_source != "before-first-forward":
+        return None
+    w = ev.wait_share or 0.0
+    threads = min(8, max(2, math.ceil(w / max(1 - w, 0.05))))
+    gain = 1.0 / max(1 - w, w / threads, 1e-9)
+    if gain < MIN_GAIN:
+        return None
+    return {
+        "estimated_speedup": gain, "where": None,
+        "detail": f"a pool of {threads} threads makes the next {threads} batches while the current one trains "
+                  "(the same batches in the same order; the function that makes a batch must be thread-safe)",
+        "snippet": ("from concurrent.futures import ThreadPoolExecutor\n"
+                    f"pool = ThreadPoolExecutor(max_workers={threads})\n"
+                    f"pending = [pool.submit(get_batch, i) for i in range({threads})]\n"
+                    "for step in range(steps):\n"
+                    f"    x, y = pending.pop(0).result(); pending.append(pool.submit(get_batch, step + {threads}))"),
+        "why": f"{_pct(w)} of each step is spent making the batch before the forward, "
+               f"{_pct(1 - (ev.producer_cpu_ratio or 0))} of it waiting (not computing): "
+               f"{threads} threads can wait side by side",
+    }
+
+
+@fix("concurrent-fetch", "Fetch the samples of a batch concurrently inside the Dataset", ("input.latency",), 2)
+def concurrent_fetch(ev, verdict):
+    """A DataLoader whose producers wait on a remote store: one request at a time per worker. A
+    `__getitems__` that sends a batch's requests together cuts the wait per batch by up to the
+    number of requests in flight."""
+    if _input_kind(ev, verdict) != "input.latency" or not ev.loader or ev.wait_source != "dataloader":
+        return None
+    batch = ev.loader.get("batch_size") or 1
+    in_flight = min(batch, 8)
+    if in_flight < 2:
+        return None
+    gain = cheaper_producer(ev, in_flight)
+    if gain < MIN_GAIN:
+        return None
+    return {
+        "estimated_speedup": gain, "where": _where(ev),
+        "detail": f"define __getitems__(self, indices) and fetch a batch's {batch} samples with {in_flight} requests "
+                  "in flight (threads or async I/O); torch calls it once per batch",
+        "snippet": ("def __getitems__(self, indices):      # in the Dataset class\n"
+                    f"    with ThreadPoolExecutor({in_flight}) as pool:\n"
+                    "        return list(pool.map(self.__getitem__, indices))"),
+        "why": f"producers are idle {_pct(1 - (ev.producer_cpu_ratio or 0))} of the time they fetch: they wait, one "
+               "request after another",
     }
 
 
@@ -242,6 +353,7 @@ def pin_memory(ev, verdict):
             "detail": "pin_memory " + ("False -> True" if loader and not loader.get("pin_memory") else "on") +
                       ", and .to(device, non_blocking=True) so copies overlap compute",
             "snippet": "DataLoader(dataset, ..., pin_memory=True)\nx = x.to(device, non_blocking=True)",
+            "change": {"pin_memory": True},
             "why": f"{_pct(_pageable_share(ev))} of {ev.copies.get('bytes', 0) / 1e6:.0f} MB copied came from pageable "
                    f"memory; copies take {_pct(ev.copy_share)} of the time"}
 

@@ -26,6 +26,23 @@ def cheaper_producer(ev, k: float) -> float:
     return 1.0 / max(compute, 1.0 / max(k, 1e-9), 1e-9)
 
 
+def cpu_budget(ev) -> float:
+    """The bound the machine's cores put on overlapping producers with compute. Per step (of 1), the
+    producers' own CPU work (their threads' CPU, measured) plus the compute phase's (1 - w) on the
+    cores it uses (every core on a CPU-only machine, where intra-op threads fill them; one on a GPU
+    machine, where the host only launches work) must fit on the machine's cores: a step cannot get
+    shorter than that work over the core count, however many workers there are."""
+    w = ev.wait_share or 0.0
+    producer = ev.producer_cores
+    if producer is None:
+        return float("inf")
+    compute_cores = 1.0 if ev.gpu else float(ev.cpu_count)
+    work = producer + (1.0 - w) * compute_cores
+    if work <= 0:
+        return float("inf")
+    return max(ev.cpu_count / work, 1.0)
+
+
 def cheaper_share(share: float, saved_fraction: float) -> float:
     """Speed-up from saving `saved_fraction` of a part that takes `share` of the step."""
     return 1.0 / max(1.0 - share * saved_fraction, 1e-9)

@@ -21,7 +21,7 @@ def advise(ev, verdict: dict, findings=()) -> list:
         advice = {"id": entry["id"], "title": entry["title"],
                   "estimated_speedup": math.floor(built["estimated_speedup"] * 100) / 100,
                   "where": built.get("where"), "detail": built.get("detail"), "snippet": built.get("snippet"),
-                  "why": built.get("why"), "effort": entry["effort"], "addresses": list(entry["targets"])}
+                  "why": built.get("why"), "change": built.get("change"), "effort": entry["effort"], "addresses": list(entry["targets"])}
         out.append(advice)
     bottleneck = verdict.get("bottleneck")
     if bottleneck == "compute":
@@ -46,5 +46,7 @@ def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
             same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"])
             if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:
                 ranked[i], ranked[i + 1] = b, a
+                b["ranked_by"] = (f"ahead of {a['id']} (up to {a['estimated_speedup']:.2f}x): estimates within "
+                                  f"{NEAR_TIE - 1:.0%} of each other go to the one with less effort")
                 changed = True
     return ranked

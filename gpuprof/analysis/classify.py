@@ -60,7 +60,12 @@ def summary(finding: Finding) -> str:
         return f"{label}: {finding.share:.0%} of each step waits on {finding.reason}."
     if finding.bottleneck == "compute":
         wait = finding.evidence.get("data_wait_share")
-        tail = f"; only {wait:.0%} of each step waits for data" if wait is not None else ""
+        if wait is None:
+            tail = ""
+        elif wait < 0.005:
+            tail = "; steps almost never wait for data (under 1% of step time)"
+        else:
+            tail = f"; only {wait:.0%} of each step waits for data"
         return f"{label}: {finding.reason}{tail}."
     return f"{label}: {finding.reason}."
 

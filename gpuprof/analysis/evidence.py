@@ -46,6 +46,9 @@ class Evidence:
     copy_share: float = None
     copies: dict = field(default_factory=dict)
     hdf5: list = field(default_factory=list)
+    memory_available: int = None          # bytes the machine had available when the run ended
+    open_files_limit: int = None
+    process_rss: int = None               # the largest resident size of one process of the job
     data_parallel: bool = False
     probes: bool = True
 
@@ -76,7 +79,8 @@ def gather(sections: dict) -> Evidence:
     ev.window_s = steps.get("window_s")
     ev.probes = sections.get("probes", True)
     ev.cpu_count = system.get("cpu_count") or 1
-    ev.cores_busy = job.get("cores_busy")
+    # The measured steps' own CPU when the samples cover them (start-up and imports left out).
+    ev.cores_busy = job.get("cores_busy_in_window") if job.get("cores_busy_in_window") is not None else job.get("cores_busy")
     ev.cores_free = max(ev.cpu_count - (ev.cores_busy or 0.0), 0.0)
     cpu = system.get("cpu") or {}
     ev.machine_idle = cpu.get("idle")
@@ -85,6 +89,10 @@ def gather(sections: dict) -> Evidence:
     ev.io_pressure = pressure.get("io_some")
     ev.cpu_pressure = pressure.get("cpu_some")
     ev.disk_busy = (system.get("disk") or {}).get("busy")
+    memory = system.get("memory") or {}
+    ev.memory_available = memory.get("available_bytes")
+    ev.open_files_limit = memory.get("open_files_limit")
+    ev.process_rss = job.get("process_rss_peak_bytes")
     if loaders:
         ev.loader = loaders[0]
         producer = ev.loader.get("producer") or {}

@@ -76,6 +76,8 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
         "pid": pid,
         "processes": len(step_groups) or len(batch_groups),
         "window_s": window,
+        "window_start": start,
+        "window_end": end,
         "median_step_s": weighted_median(step_durations),
         "mean_step_s": window / measured_count if measured_count else None,
         "data_wait_s": data_wait,

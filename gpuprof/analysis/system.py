@@ -42,6 +42,7 @@ def summarize_system(system: dict) -> dict:
             "rss_peak_bytes": max((v or 0 for v in _column(columns, "job_rss")), default=0),
             "processes_max": max((v or 0 for v in _column(columns, "job_procs")), default=0),
             "processes_seen": len(processes),
+            "process_rss_peak_bytes": max((p.get("rss_peak") or 0 for p in processes), default=0) or None,
         },
         "disk": {
             "read_bytes": disk_read,
@@ -50,9 +51,30 @@ def summarize_system(system: dict) -> dict:
             "busy": _weighted_mean(_column(columns, "disk_busy"), dt),
         },
         "pressure": pressure,
+        "memory": system.get("memory") or {},
         "late_ticks": system.get("late_ticks", 0),
         "sampler_errors": system.get("errors", []),
     }
+
+
+def cores_busy_between(system: dict, start, end):
+    """The job's CPU seconds per second over the samples that fall in [start, end] (the measured
+    steps), or None with fewer than two samples there: start-up and imports left out."""
+    if start is None or end is None or end <= start:
+        return None
+    columns = system.get("columns", {})
+    times, dts = _column(columns, "t"), _column(columns, "dt")
+    users, systems = _column(columns, "job_user_s"), _column(columns, "job_system_s")
+    span = cpu = 0.0
+    inside = 0
+    for i, t in enumerate(times):
+        dt = dts[i] if i < len(dts) else None
+        if t is None or not dt or t - dt < start or t > end:
+            continue
+        inside += 1
+        span += dt
+        cpu += (users[i] if i < len(users) and users[i] else 0.0) + (systems[i] if i < len(systems) and systems[i] else 0.0)
+    return cpu / span if inside >= 2 and span > 0 else None
 
 
 def summarize_gpus(gpu: dict) -> tuple:

@@ -31,8 +31,8 @@ def analyse_hdf5(descriptions, reads) -> list:
             latest[key] = read
     merged = {}
     for (_, file, name), read in latest.items():
-        entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "processes": 0})
-        for k in ("calls", "bytes", "elements", "chunks_touched"):
+        entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0, "processes": 0})
+        for k in ("calls", "bytes", "elements", "chunks_touched", "opens"):
             entry[k] += read.get(k) or 0
         entry["processes"] += 1
     out = []
@@ -42,7 +42,8 @@ def analyse_hdf5(descriptions, reads) -> list:
         if key in seen:
             continue
         seen.add(key)
-        reads_of = merged.get(key, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "processes": 0})
+        reads_of = merged.get(key, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
+                                    "processes": 0})
         chunk_bytes = desc.get("chunk_bytes")
         cache = desc.get("rdcc_nbytes")
         decoded = reads_of["chunks_touched"] * chunk_bytes if chunk_bytes else None
@@ -55,5 +56,9 @@ def analyse_hdf5(descriptions, reads) -> list:
             "reads": reads_of["calls"], "bytes_read": reads_of["bytes"], "chunks_touched": reads_of["chunks_touched"],
             "read_amplification": decoded / reads_of["bytes"] if decoded and reads_of["bytes"] else None,
             "processes": reads_of["processes"],
+            # Opened again for most reads (`f["images"][i]` in __getitem__): each new handle starts
+            # with an empty chunk cache, so no cache size helps until the handle is kept.
+            "opens": reads_of["opens"],
+            "reopened_per_read": bool(reads_of["calls"]) and reads_of["opens"] * 2 > reads_of["calls"],
         })
     return out

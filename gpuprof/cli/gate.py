@@ -55,10 +55,12 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
 
 
 def show_table(result, source) -> None:
-    from rich.console import Console
+    import sys
+
     from rich.table import Table
 
     from gpuprof.gate.output import fmt, limit_text
+    from gpuprof.render.console import stream_console
 
     style = {"pass": "green", "fail": "bold red", "missing": "bold red", "skipped": "yellow"}
     table = Table(title="gpuprof gate" + (f" ({os.path.relpath(source)})" if source else ""), title_justify="left")
@@ -67,9 +69,16 @@ def show_table(result, source) -> None:
     for check in result.checks:
         table.add_row(check.name, fmt(check.measured, check.name), limit_text(check),
                       f"[{style[check.status]}]{check.status}[/]", check.detail)
-    console = Console(stderr=True, highlight=False)
+    console = stream_console(sys.stderr)
     console.print(table)
-    console.print("[green]gate passed[/]" if result.passed else f"[bold red]gate failed[/]  {result.summary}")
+    if result.passed:
+        console.print("[green]gate passed[/]")
+        return
+    failed = [c.name for c in result.checks if c.status not in ("pass", "skipped")]
+    console.print(f"[bold red]gate failed[/]: {len(failed)} of {len(result.checks)} thresholds not met "
+                  f"({', '.join(failed)})")
+    if result.summary:
+        console.print(f"the run's verdict: {result.summary}", markup=False, style="dim")
 
 
 @app.command(cls=Command)

@@ -12,7 +12,9 @@ from ..record.redact import redact_text
 
 EMIT_EVERY = 500
 
-_datasets = {}       # (pid, file id, name) -> tally
+MAX_HANDLES = 256
+_datasets = {}       # (pid, data set handle) -> tally
+_by_name = {}        # (pid, file path, data set name) -> tally
 
 
 def install(h5py) -> None:
@@ -29,16 +31,26 @@ def install(h5py) -> None:
     __getitem__.__wrapped__ = original
     h5py.Dataset.__getitem__ = __getitem__
     boot.at_close(_flush_all)
-    boot.at_fork_child(_datasets.clear)
+    boot.at_fork_child(_reset_in_child)
+
+
+def _reset_in_child() -> None:
+    _datasets.clear()
+    _by_name.clear()
 
 
 def _on_read(dataset, key, result) -> None:
     ident = (os.getpid(), dataset.id.id)       # the open data set's HDF5 identifier
     tally = _datasets.get(ident)
     if tally is None:
-        tally = _describe(dataset)
-        same = next((t for t in _datasets.values() if t["path"] == tally["path"] and t["name"] == tally["name"]), None)
-        tally = _datasets[ident] = same or tally
+        named = (os.getpid(), dataset.file.filename, dataset.name)
+        tally = _by_name.get(named)
+        if tally is None:
+            tally = _by_name[named] = _describe(dataset)
+        tally["opens"] += 1         # a data set opened again starts with an empty chunk cache
+        if len(_datasets) >= MAX_HANDLES:      # handles opened per read: keep the table small
+            _datasets.clear()
+        _datasets[ident] = tally
     nbytes = int(getattr(result, "nbytes", 0))
     tally["calls"] += 1
     tally["bytes"] += nbytes
@@ -66,21 +78,21 @@ def _describe(dataset) -> dict:
         "shape": list(dataset.shape), "dtype": str(dataset.dtype), "chunks": list(chunks) if chunks else None,
         "chunk_bytes": chunk_bytes if chunks else None, "compression": dataset.compression,
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
-        "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0,
+        "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
     }
     boot.emit(dict({"k": "h5dataset", "t": time.monotonic()}, **{k: v for k, v in info.items()
-                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched", "path")}))
+                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path")}))
     return info
 
 
 def _emit(tally) -> None:
     boot.emit({"k": "h5read", "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
                "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
-               "chunks_touched": tally["chunks_touched"]})
+               "chunks_touched": tally["chunks_touched"], "opens": tally["opens"]})
 
 
 def _flush_all() -> None:
-    for tally in _datasets.values():
+    for tally in _by_name.values():
         if tally["calls"] % EMIT_EVERY:
             _emit(tally)
 

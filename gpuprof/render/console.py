@@ -2,11 +2,13 @@
 
 Sections are small functions over the Report dict; each returns a renderable or None."""
 
+import re
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from gpuprof.render.units import pct, rate, seconds, size
+from gpuprof.render.units import pct, plural, rate, seconds, size
 
 SECTIONS = []
 
@@ -19,6 +21,19 @@ def section(func):
 def render_console(report: dict, console: Console) -> None:
     parts = [part for part in (func(report) for func in SECTIONS) if part is not None]
     console.print(Group(*parts))
+
+
+def stream_console(stream) -> Console:
+    """A console for `stream`: colours and the terminal's width on a terminal; plain and never
+    wrapped on a log or a pipe (CI logs keep whole sentences)."""
+    try:
+        terminal = stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        terminal = False
+    if terminal:
+        return Console(file=stream, highlight=False)
+    return Console(file=stream, force_terminal=False, no_color=True, width=100000, highlight=False,
+                   soft_wrap=True, color_system=None)
 
 
 def console_text(report: dict, terminal: bool = False, width: int = None) -> str:
@@ -34,8 +49,9 @@ def console_text(report: dict, terminal: bool = False, width: int = None) -> str
     else:
         console = Console(file=buffer, force_terminal=False, no_color=True, width=width or 100000,
                           highlight=False, soft_wrap=True, color_system=None)
+    del _SNIPPETS[:]
     render_console(report, console)
-    text = buffer.getvalue()
+    text = _put_snippets_back(buffer.getvalue(), terminal)
     if not terminal:
         text = "\n".join(line.rstrip() for line in text.split("\n"))
     return text
@@ -53,43 +69,96 @@ def header(report: dict):
     return text
 
 
+def hanging(first: str, rest, style_first: str = None, style_rest: str = None, indent: int = 3):
+    """`first` then `rest` on one line; wrapped lines of `rest` hang under its start."""
+    grid = Table.grid(padding=(0, 0))
+    grid.add_column(no_wrap=True, width=len(first) if indent is None else max(len(first), indent))
+    grid.add_column()
+    grid.add_row(Text(first, style=style_first or ""), rest if isinstance(rest, Text) else Text(rest, style=style_rest or ""))
+    return grid
+
+
+_SNIPPETS = []       # code lines of the report being rendered, put in after rich lays it out
+
+
+def snippet(code: str, indent: int = 5):
+    """Code never wraps nor is cut: a pasted snippet must run. Each line is laid out as a short
+    placeholder and written in whole afterwards (console_text); a line longer than the terminal
+    runs past its edge, which the terminal shows soft-wrapped and copies as one line."""
+    lines = []
+    for line in code.splitlines():
+        _SNIPPETS.append(" " * indent + line)
+        lines.append(Text(f"\x00{len(_SNIPPETS) - 1}\x00", no_wrap=True))
+    return Group(*lines)
+
+
+def _put_snippets_back(text: str, terminal: bool) -> str:
+    def whole(match):
+        line = _SNIPPETS[int(match.group(1))]
+        return f"\x1b[32m{line}\x1b[0m" if terminal else line
+    return re.sub(r"\x00(\d+)\x00[ ]*", whole, text)
+
+
 @section
 def verdict_line(report: dict):
     verdict = report.get("verdict")
     if not verdict:
         return None
-    text = Text("\n")
-    text.append(verdict.get("summary", ""), style="bold yellow" if verdict.get("bottleneck") != "compute" else "bold green")
-    text.append(f"\nconfidence {verdict.get('confidence', 0):.0%}", style="dim")
+    parts = [Text("")]
+    style = "bold green" if verdict.get("bottleneck") == "compute" else "bold yellow"
+    parts.append(Text(verdict.get("summary", ""), style=style))
+    if verdict.get("bottleneck"):
+        parts.append(Text(f"confidence {verdict.get('confidence', 0):.0%}", style="dim"))
     for finding in report.get("findings") or []:
-        text.append(f"\nalso: {finding['bottleneck']} ({finding['share']:.0%} of step time): {finding['reason']}", style="dim")
-    return text
+        parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of step time): "
+                             f"{finding['reason']}", "dim", "dim", indent=None))
+    return Group(*parts)
+
+
+def next_steps_for_compute(report: dict) -> str:
+    """A compute-bound run with nothing to fix in its input: say so, and where to look next."""
+    wait = (report.get("steps") or {}).get("data_wait_share")
+    waited = f" (steps wait for data {pct(wait)} of the time)" if wait is not None else ""
+    gpus = ((report.get("system") or {}).get("gpus")) or []
+    device = ("mixed precision (torch.autocast with bfloat16), a larger batch while GPU memory allows, torch.compile"
+              if gpus else "torch.compile, a larger batch (fewer Python steps per sample), and torch.set_num_threads "
+              "matched to the physical cores when other processes share them")
+    return (f"Fixes: none needed in the input pipeline, which keeps up{waited}. Speed now depends on the model "
+            f"itself: profile its slowest operators (torch.profiler), then try {device}.")
+
+
+def speedup_text(item: dict) -> str:
+    """Every estimate is an upper bound: it says so."""
+    return f"up to {item['estimated_speedup']:.2f}x"
 
 
 @section
 def advice_list(report: dict):
     advice = report.get("advice") or []
+    verdict = report.get("verdict") or {}
     if not advice:
-        verdict = report.get("verdict") or {}
         if verdict.get("bottleneck") == "compute":
-            return Text("\nFixes: none for the input pipeline, which keeps up; speed now depends on the model and device.", style="dim")
+            return Text("\n" + next_steps_for_compute(report), style="dim")
         return None
-    text = Text("\nFixes, ranked by estimated speed-up", style="bold")
+    parts = [Text("\nFixes, ranked by estimated speed-up (each an upper bound)", style="bold")]
     for rank, item in enumerate(advice[:6], 1):
-        text.append(f"\n{rank}. {item['title']}", style="bold")
-        text.append(f"  ~{item['estimated_speedup']:.2f}x", style="bold green")
-        text.append(f"  [{item['id']}]", style="dim")
+        head = Text()
+        head.append(item["title"], style="bold")
+        head.append(f"  {speedup_text(item)}", style="bold green")
+        head.append(f"  [{item['id']}]", style="dim")
+        parts.append(hanging(f"{rank}. ", head, indent=3))
+        body = Text()
         if item.get("where"):
-            text.append(f"\n   at {item['where']}: ", style="cyan")
-        else:
-            text.append("\n   ")
-        text.append(item.get("detail") or "")
+            body.append(f"at {item['where']}: ", style="cyan")
+        body.append(item.get("detail") or "")
+        parts.append(hanging("", body, indent=3))
         if item.get("snippet"):
-            for line in item["snippet"].splitlines():
-                text.append(f"\n     {line}", style="green")
+            parts.append(snippet(item["snippet"]))
         if item.get("why"):
-            text.append(f"\n   why: {item['why']}", style="dim")
-    return text
+            parts.append(hanging("", Text("why: " + item["why"], style="dim"), indent=3))
+        if item.get("ranked_by"):
+            parts.append(hanging("", Text("ranked " + item["ranked_by"], style="dim"), indent=3))
+    return Group(*parts)
 
 
 @section
@@ -100,9 +169,10 @@ def loop_table(report: dict):
     table = Table(title="\nTraining loop", title_justify="left", show_header=False, box=None, padding=(0, 2))
     table.add_column(style="dim")
     table.add_column()
-    source = {"optimizer": "optimizer steps", "dataloader": "DataLoader batches (no optimizer seen)"}.get(steps.get("source"), "")
-    table.add_row("steps", f"{steps['count']} ({source}); {steps.get('measured', 0)} measured after "
-                  f"{steps.get('warmup', 0)} warm-up")
+    source = {"optimizer": "optimizer steps", "dataloader": "DataLoader batches, taken as steps (no optimizer step "
+              "was seen)"}.get(steps.get("source"), "steps")
+    table.add_row("steps", f"{steps['count']} {source}; {steps.get('measured', 0)} measured after "
+                  f"{plural(steps.get('warmup', 0), 'warm-up step')}")
     table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}")
     wait_from = {"dataloader": "blocked in the DataLoader",
                  "before-first-forward": "between a step's end and the next forward"}.get(steps.get("data_wait_source"), "")
@@ -131,7 +201,14 @@ def loader_tables(report: dict):
         ratio = producer.get("cpu_per_wall")
         table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
                       f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
-        table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {loader.get('batches')} batches")
+        table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {plural(loader.get('batches'), 'batch', 'batches')}")
+        if loader.get("num_workers") and loader.get("epochs"):
+            epochs = loader["epochs"]
+            table.add_row("worker start", f"{seconds((loader.get('epoch_start_wait_s') or 0) / epochs)} per "
+                          f"{'start' if loader.get('persistent_workers') else 'epoch'} to start the workers and get "
+                          f"the first batch ({plural(epochs, 'start')})")
+        if (loader.get("instances") or 1) > 1:
+            table.add_row("built", f"{loader['instances']} times at this line (one pipeline, figures summed)")
         batch = loader.get("batch")
         if batch:
             uint8 = {"0..255": ", float values are integers 0..255: could ship as uint8",
@@ -179,13 +256,16 @@ def system_table(report: dict):
                   if cores is not None else "n/a")
     table.add_row("machine CPU", f"user {pct(cpu.get('user'))}  system {pct(cpu.get('system'))}  "
                   f"iowait {pct(cpu.get('iowait'))}  steal {pct(cpu.get('steal'))}  idle {pct(cpu.get('idle'))}")
-    table.add_row("disk", f"read {rate(disk.get('read_mb_s'))} (busy {pct(disk.get('busy'))}); "
-                  f"job read {size(job.get('read_bytes'))} from disk of {size(job.get('read_chars'))} requested")
+    batches_read = sum(((loader.get("producer") or {}).get("read_bytes") or 0) for loader in report.get("dataloaders") or [])
+    table.add_row("disk", f"read {rate(disk.get('read_mb_s'))} (busy {pct(disk.get('busy'))}); the job read "
+                  f"{size(job.get('read_bytes'))} from disk, {size(batches_read)} of it while making batches "
+                  f"(the rest: start-up, libraries, checkpoints and other files)")
     pressure = system.get("pressure")
     if pressure:
         table.add_row("pressure", f"cpu {pct(pressure.get('cpu_some'))}  io {pct(pressure.get('io_some'))}  "
                       f"memory {pct(pressure.get('memory_some'))} of the time stalled")
-    table.add_row("memory", f"peak RSS {size(job.get('rss_peak_bytes'))} over {job.get('processes_seen', 0)} processes")
+    table.add_row("memory", f"peak RSS {size(job.get('rss_peak_bytes'))} over "
+                  f"{plural(job.get('processes_seen', 0), 'process', 'processes')}")
     table.add_row("samples", f"{system.get('samples', 0)} every {seconds(system.get('interval_s'))}")
     return table
 

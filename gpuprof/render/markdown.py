@@ -1,27 +1,60 @@
-"""The report as Markdown, for a pull-request comment or a CI step summary."""
+"""The report as Markdown, for a pull-request comment or a CI step summary.
+
+Text from the report is escaped (`__getitem__` stays as written, not bold); identifiers go in code
+spans; table cells hold short values only, longer texts follow the table as a list."""
+
+import os
+import re
 
 from gpuprof.render.units import pct, rate, seconds, size
+
+_MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
+
+
+def escape(text) -> str:
+    """Plain text that GitHub-flavoured Markdown shows as written."""
+    return _MARKUP.sub(r"\\\1", str(text or ""))
+
+
+def code(text) -> str:
+    """An inline code span that survives backticks in the text."""
+    text = str(text or "")
+    fence = "``" if "`" in text else "`"
+    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
+
+
+def _command_line(report: dict) -> str:
+    """The command as the user would type it: the interpreter by its name, not its full path."""
+    argv = list(report.get("command") or [])
+    if argv and os.path.isabs(argv[0]):
+        argv[0] = os.path.basename(argv[0])
+    return " ".join(argv)
 
 
 def render_markdown(report: dict) -> str:
     system = report.get("system", {})
     job = system.get("job", {})
-    lines = [f"### gpuprof: `{' '.join(report.get('command') or [])}`", "",
-             f"{report.get('outcome', '')} after {seconds(report.get('duration_s'))}.", ""]
+    lines = [f"### gpuprof: {code(_command_line(report))}", "",
+             f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}.", ""]
     verdict = report.get("verdict")
     if verdict:
-        lines += [f"**{verdict.get('summary', '')}** (confidence {verdict.get('confidence', 0):.0%})", ""]
+        lines += [f"**{escape(verdict.get('summary', ''))}** (confidence {verdict.get('confidence', 0):.0%})", ""]
         for finding in report.get("findings") or []:
-            lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of step time): {finding['reason']}")
+            lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of step time): "
+                         f"{escape(finding['reason'])}")
         if report.get("findings"):
             lines.append("")
     advice = report.get("advice") or []
     if advice:
-        lines += ["| # | fix | est. speed-up | where | change |", "|---|---|---|---|---|"]
+        lines += ["| # | fix | speed-up | where |", "|---|---|---|---|"]
         for rank, item in enumerate(advice, 1):
-            where = f"`{item['where']}`" if item.get("where") else ""
-            lines.append(f"| {rank} | {item['title']} (`{item['id']}`) | {item['estimated_speedup']:.2f}x | {where} | "
-                         f"{(item.get('detail') or '').replace('|', '/')} |")
+            where = code(item["where"]) if item.get("where") else ""
+            lines.append(f"| {rank} | {escape(item['title'])} (`{item['id']}`) | up to {item['estimated_speedup']:.2f}x "
+                         f"| {where} |")
+        lines.append("")
+        for rank, item in enumerate(advice, 1):
+            if item.get("detail"):
+                lines.append(f"{rank}. `{item['id']}`: {escape(item['detail'])}")
         lines.append("")
         top = advice[0]
         if top.get("snippet"):
@@ -40,5 +73,5 @@ def render_markdown(report: dict) -> str:
         lines.append(f"| GPU {gpu.get('index')} util | {pct(gpu.get('util_gpu'))} |")
     lines.append("")
     for note in report.get("notes") or []:
-        lines.append(f"- note: {note}")
+        lines.append(f"- note: {escape(note)}")
     return "\n".join(lines) + "\n"

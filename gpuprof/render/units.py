@@ -8,6 +8,8 @@ def pct(value, digits: int = 0) -> str:
 def seconds(value) -> str:
     if value is None:
         return "n/a"
+    if value == 0:
+        return "0 s"
     if value < 1e-3:
         return f"{value * 1e6:.0f} µs"
     if value < 1:
@@ -29,3 +31,8 @@ def size(value) -> str:
 
 def rate(value_mb_s) -> str:
     return "n/a" if value_mb_s is None else f"{value_mb_s:.1f} MB/s"
+
+
+def plural(count, word: str, words: str = None) -> str:
+    """`1 process`, `2 processes`."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"

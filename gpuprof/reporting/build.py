@@ -9,7 +9,7 @@ from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
-from gpuprof.analysis.system import summarize_gpus, summarize_system
+from gpuprof.analysis.system import cores_busy_between, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 
 
@@ -71,6 +71,9 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         # gpuprof itself ended the program after --steps: a planned stop, not a failure.
         exit_code = 0
         outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
+    steps = probes["steps"]
+    system["job"]["cores_busy_in_window"] = cores_busy_between(record.get("system", {}), steps.get("window_start"),
+                                                               steps.get("window_end"))
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))

@@ -118,4 +118,27 @@ class SystemSampler:
         data["cpu_count"] = os.cpu_count() or 1
         data["has_pressure"] = any(v is not None for v in data["columns"].get("psi_io_some", []))
         data["processes"] = sorted(self.processes.values(), key=lambda p: p["first_seen"])
+        data["memory"] = machine_memory()
         return data
+
+
+def machine_memory() -> dict:
+    """Total and available memory and the open-file limit, read once when the run is saved: they
+    bound how many DataLoader workers the machine can hold."""
+    out = {"total_bytes": None, "available_bytes": None, "open_files_limit": None}
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                name, _, rest = line.partition(b":")
+                if name in (b"MemTotal", b"MemAvailable"):
+                    key = "total_bytes" if name == b"MemTotal" else "available_bytes"
+                    out[key] = int(rest.split()[0]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        out["open_files_limit"] = None if soft == resource.RLIM_INFINITY else int(soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return out

@@ -138,3 +138,74 @@ def test_near_ties_go_to_the_fix_with_less_effort():
     # 2 cores, training keeps a little CPU: more workers (~1.8x, a setting) against echoing (~1.9x, code)
     verdict, fixes = judge(sections(wait=0.95, cpu=1.0, cores_busy=1.26))
     assert fixes[0] == "num-workers"
+
+
+def advice_of(data):
+    result = classify(data)
+    return {a["id"]: a for a in advise(result["evidence"], result["verdict"], result["findings"])}
+
+
+def with_memory(data, available=None, rss=None, open_files=None):
+    data["system"]["memory"] = {"available_bytes": available, "open_files_limit": open_files}
+    data["system"]["job"]["process_rss_peak_bytes"] = rss
+    return data
+
+
+def test_latency_workers_are_bounded_per_core_and_say_why():
+    fixes = advice_of(sections(wait=0.94, cpu=0.02, cpu_count=2))
+    assert fixes["num-workers"]["detail"].startswith("num_workers 0 -> 8")
+    assert "at most 4 per core" in fixes["num-workers"]["why"]
+    assert fixes["num-workers"]["change"] == {"num_workers": 8, "persistent_workers": True}
+
+
+def test_workers_are_bounded_by_the_memory_the_machine_has():
+    fixes = advice_of(with_memory(sections(wait=0.94, cpu=0.02, cpu_count=8), available=2 * 2**30, rss=400 * 2**20))
+    assert fixes["num-workers"]["detail"].startswith("num_workers 0 -> 2")
+    assert "memory: 2.0 GiB available" in fixes["num-workers"]["why"]
+
+
+def test_no_change_from_x_to_x_when_workers_are_at_the_bound():
+    fixes = advice_of(sections(wait=0.6, workers=8, cpu=0.02, cpu_count=2))
+    assert "num-workers" not in fixes
+    assert "concurrent-fetch" in fixes          # what still helps a remote store
+
+
+def test_estimate_and_its_reason_give_the_same_number():
+    item = advice_of(sections())["num-workers"]
+    assert f"up to {item['estimated_speedup']:.2f}x faster" in item["why"]
+
+
+def test_cpu_budget_bounds_workers_when_compute_fills_the_cores():
+    # Compute takes half of each step on both cores of a CPU-only machine; producers need a core:
+    # (1.0 + 0.5 * 2) / 2 cores = 1 -> no worker count can make a step faster.
+    data = sections(wait=0.5, cpu=0.95)
+    data["dataloaders"][0]["producer"]["cpu_s"] = 12.0       # one core over the 12 s window
+    assert "num-workers" not in advice_of(data)
+
+
+def hdf5_entry(cache, reopened):
+    return [{"file": "images.h5", "dataset": "/images", "chunks": [32, 1, 64, 128], "chunk_bytes": 1 << 20,
+             "rdcc_nbytes": cache, "rdcc_nslots": 521, "read_amplification": 32.0, "reads": 512,
+             "chunks_touched": 512, "opens": 512 if reopened else 1, "reopened_per_read": reopened,
+             "cache_holds_a_chunk": cache >= (1 << 20)}]
+
+
+def test_hdf5_cache_too_small_gets_a_bigger_cache():
+    fix = advice_of(sections(hdf5=hdf5_entry(256 * 1024, False), sampler="SequentialSampler"))["hdf5-chunk-cache"]
+    assert "chunk cache 262144 B -> 2097152 B" in fix["detail"] and "keep its handle" not in fix["detail"]
+
+
+def test_hdf5_reopened_per_read_names_the_handle_and_never_x_to_x():
+    fix = advice_of(sections(hdf5=hdf5_entry(2097152, True), sampler="SequentialSampler"))["hdf5-chunk-cache"]
+    assert "keep its handle" in fix["detail"] and "->" not in fix["detail"]
+    assert 'self.data = h5py.File(path, "r"' in fix["snippet"]
+
+
+def test_hdf5_cache_already_right_and_handle_kept_gives_no_fix():
+    assert "hdf5-chunk-cache" not in advice_of(sections(hdf5=hdf5_entry(2097152, False), sampler="SequentialSampler"))
+
+
+def test_hand_written_loop_waiting_on_latency_gets_a_prefetch_thread():
+    fixes = advice_of(sections(wait=0.6, source="before-first-forward", cpu=0.05))
+    assert "background-prefetch" in fixes
+    assert "ThreadPoolExecutor" in fixes["background-prefetch"]["snippet"]
