@@ -40,4 +40,4 @@ def _root(ctx: typer.Context,
 
 
 def register_commands() -> None:
-    from gpuprof.cli import demo, gate, report, run  # noqa: F401  (each module adds its command)
+    from gpuprof.cli import demo, gate, report, run, try_  # noqa: F401  (each module adds its command)

@@ -10,7 +10,7 @@ from gpuprof.reporting.outputs import check_all
 
 def profile(target=None, module=None, out=None, json_path=None, interval=None, probes=None, gpu=None, quiet=None,
             live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
-            command_mode=False, python=None) -> int:
+            command_mode=False, python=None, verify=False) -> int:
     """The run itself (the demo calls it too); returns the exit status. An option left None takes
     its value from [tool.gpuprof.run] in pyproject.toml, else gpuprof's default."""
     from gpuprof.cli.run_config import settle
@@ -63,6 +63,9 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
         status_line.clear()
     report = finish(session, json_path, quiet)
     status = report["exit_code"] if report is not None else outcome.exit_status
+    if verify and report is not None and status == 0:
+        verify_estimates(session.run_dir, report, target=target, module=module, command_mode=command_mode,
+                         python=python, gpu=gpu, quiet=quiet)
     if gate_config is not None:
         if report is None:
             return status or 2
@@ -75,6 +78,30 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
             gate_status = 2
         return status or gate_status       # the program's own failure wins
     return status
+
+
+VERIFY_ROUNDS, VERIFY_STEPS, VERIFY_WARMUP = 2, 20, 3
+
+
+def verify_estimates(run_dir, report, target, module, command_mode, python, gpu, quiet) -> None:
+    """`run --verify`: the input ceiling and the top fix measured by `gpuprof try` in short windows,
+    printed next to the estimates. It never changes the run's exit status; what cannot be measured
+    is said in one line."""
+    from gpuprof.cli.try_ import try_changes
+
+    advice = report.get("advice") or []
+    applicable = [a for a in advice[:1] if a.get("change")]
+    has_loader = bool(report.get("dataloaders"))
+    if not has_loader and not applicable:
+        error("--verify: nothing to measure: the program builds no DataLoader and its top fix needs a code change")
+        return
+    try:
+        try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if applicable else 0,
+                    rounds=VERIFY_ROUNDS, steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
+                    out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
+                    command_mode=command_mode)
+    except UsageProblem as exc:
+        error(f"--verify: {exc}")
 
 
 def preload_report(quiet: bool) -> None:

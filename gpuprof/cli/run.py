@@ -48,6 +48,9 @@ def run(
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="With --gate: write a Markdown summary."),
     python: Optional[str] = typer.Option(None, "--python", metavar="EXE",
                                          help="Interpreter for SCRIPT or -m MODULE [default: the first python on PATH]."),
+    verify: bool = typer.Option(False, "--verify", help="After the report, measure the input ceiling and the top fix "
+                                                        "with `gpuprof try` (2 rounds of short runs) and print them "
+                                                        "next to the estimates."),
     command_mode: bool = typer.Option(False, "--command-mode", hidden=True),
 ):
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
@@ -57,4 +60,4 @@ def run(
     [tool.gpuprof.run] in pyproject.toml."""
     return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
                    gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
-                   junit=junit, markdown=markdown, command_mode=command_mode, python=python)
+                   junit=junit, markdown=markdown, command_mode=command_mode, python=python, verify=verify)

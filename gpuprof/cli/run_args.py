@@ -12,7 +12,7 @@ VALUE_OPTIONS = {
 FLAGS = {
     "--probes": ("probes", True), "--no-probes": ("probes", False), "--gpu": ("gpu", True),
     "--no-gpu": ("gpu", False), "--quiet": ("quiet", True), "-q": ("quiet", True), "--no-quiet": ("quiet", False),
-    "--live": ("live", True), "--no-live": ("live", False),
+    "--live": ("live", True), "--no-live": ("live", False), "--verify": ("verify", True),
 }
 MODULE_OPTIONS = ("-m", "--module")
 

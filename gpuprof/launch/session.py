@@ -24,7 +24,8 @@ class RunOptions:
     """How to run: the run folder, the sampling interval, which samplers and probes, the step limit."""
 
     def __init__(self, out: str = None, interval: float = 0.1, probes: bool = True, gpu: bool = True,
-                 live: bool = False, max_steps: int = None, warmup_steps: int = 0):
+                 live: bool = False, max_steps: int = None, warmup_steps: int = 0, variant: dict = None,
+                 output_dir: str = None):
         self.out = out
         self.interval = interval
         self.probes = probes
@@ -32,6 +33,8 @@ class RunOptions:
         self.live = live
         self.max_steps = max_steps
         self.warmup_steps = warmup_steps
+        self.variant = variant          # `gpuprof try` only: the change the probes apply
+        self.output_dir = output_dir    # `gpuprof try` only: the program's stdout/stderr go to files here
 
 
 class RunSession:
@@ -67,6 +70,7 @@ class RunSession:
             "max_steps": self.options.max_steps,
             "warmup_steps": self.options.warmup_steps,
             "supervisor_pid": os.getpid(),
+            **({"variant": self.options.variant} if self.options.variant else {}),
         }
 
     def execute(self):
@@ -75,19 +79,31 @@ class RunSession:
             self.prepare()
         env = child_environment(os.environ, self.settings())
         on_stop = getattr(self.status_line, "suspend", None)
-        self.supervisor = Supervisor(self.command.argv, env, on_stop=on_stop)
+        outputs = self._open_outputs()
+        self.supervisor = Supervisor(self.command.argv, env, on_stop=on_stop,
+                                     stdout=outputs[0] if outputs else None, stderr=outputs[1] if outputs else None)
         wall_start = time.time()
         self._cpu_start = _own_cpu()
         try:
             outcome = self.supervisor.run(on_started=self._start_samplers, on_tick=self._on_tick)
         finally:
             self._stop_samplers()
+            for stream in outputs or ():
+                stream.close()
         self._own_cpu_s = _own_cpu() - self._cpu_start
         try:
             self._save(outcome, wall_start)
         except OSError as exc:
             self.save_error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
         return outcome
+
+    def _open_outputs(self):
+        """(stdout, stderr) files for the program when its output is kept aside (`gpuprof try`)."""
+        folder = self.options.output_dir
+        if not folder:
+            return None
+        return (open(os.path.join(folder, "program-stdout.txt"), "wb"),
+                open(os.path.join(folder, "program-stderr.txt"), "wb"))
 
     # -- samplers ------------------------------------------------------------------------------
     def _start_samplers(self, pid: int) -> None:

@@ -116,9 +116,13 @@ class Outcome:
 class Supervisor:
     MAX_RECORDED = 200      # signals kept in the record (a resize storm must not grow it unbounded)
 
-    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None, on_stop=None):
-        """`on_stop()` runs before gpuprof stops with the job (a live line gives the terminal back)."""
+    def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None, on_stop=None,
+                 stdout=None, stderr=None):
+        """`on_stop()` runs before gpuprof stops with the job (a live line gives the terminal back).
+        `stdout`/`stderr` (files) replace the program's own only for `gpuprof try`'s repeated runs."""
         self.on_stop = on_stop
+        self.stdout = stdout
+        self.stderr = stderr
         self.argv = list(argv)
         self.env = env
         self.cwd = cwd
@@ -141,7 +145,7 @@ class Supervisor:
             self._previous[sig] = _set_handler(sig, self._remember_early)
         try:
             proc = subprocess.Popen(self.argv, env=self.env, cwd=self.cwd, close_fds=False,
-                                    preexec_fn=_die_with_parent)
+                                    preexec_fn=_die_with_parent, stdout=self.stdout, stderr=self.stderr)
         except BaseException:
             self._restore_handlers()
             raise

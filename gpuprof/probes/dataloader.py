@@ -169,7 +169,7 @@ def _patch_next_data(cls, torch) -> None:
         previous, _state["active"] = _state["active"], loader_id
         start = perf_counter()
         try:
-            data = original(self)
+            data = original(self) if _server[0] is None else _server[0](self, original)
         finally:
             _state["active"] = previous
         end = perf_counter()
@@ -181,6 +181,23 @@ def _patch_next_data(cls, torch) -> None:
 
     _next_data.__wrapped__ = original
     cls._next_data = _next_data
+
+
+_server = [None]        # `gpuprof try` only: serves batches in place of the iterator (probes/variants.py)
+
+
+def set_server(server) -> None:
+    _server[0] = server
+
+
+def loader_id(loader):
+    """The id this probe gave `loader` (None before it registered)."""
+    return _loader_ids.get(loader)
+
+
+def iterator_loader(iterator):
+    """The id of the loader an iterator belongs to."""
+    return iterator.__dict__.get(_LOADER)
 
 
 def batches_consumed() -> int:

@@ -9,6 +9,10 @@ def _install_torch(torch) -> None:
 
     dataloader.install(torch)
     steps.install(torch)
+    variant = variants_of()
+    if variant:
+        from . import variants
+        variants.install_torch(torch, variant)
     boot.start_flush_timer()
     _watch_data_parallel(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
@@ -34,6 +38,16 @@ def _watch_data_parallel(torch) -> None:
 def _install_h5py(h5py) -> None:
     from . import h5
     h5.install(h5py)
+    variant = variants_of()
+    if variant:
+        from . import variants
+        variants.install_h5py(h5py, variant)
+
+
+def variants_of():
+    """The `gpuprof try` variant of this run, or None (a plain run changes nothing)."""
+    from . import boot
+    return (boot.settings() or {}).get("variant") or None
 
 
 def _watch_compile(eval_frame) -> None:

@@ -1,0 +1,217 @@
+"""Run the baseline and each variant in interleaved rounds (B V1 V2 B V1 V2 ...), each through the
+same RunSession `gpuprof run` uses, bounded to a window of steps.
+
+The first baseline comes first on its own: its report names the DataLoader line the variants aim at
+and the fixes `--fix`/`--top` stand for. Every run keeps its folder (record, report, the program's
+stdout and stderr) inside the experiment's folder."""
+
+import os
+import signal
+import sys
+
+from gpuprof.experiments import variants as variant_kinds
+from gpuprof.launch.errors import UsageProblem
+
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Settings:
+    """How to measure: the step window, the rounds, the samplers, where the runs go."""
+
+    def __init__(self, steps: int = 40, warmup_steps: int = 5, rounds: int = 3, interval: float = 0.1,
+                 gpu: bool = True, out: str = None, loader: str = None):
+        self.steps = steps
+        self.warmup_steps = warmup_steps
+        self.rounds = rounds
+        self.interval = interval
+        self.gpu = gpu
+        self.out = out
+        self.loader = loader
+
+
+class Plan:
+    """What to try: explicit variants, fix ids from the advice, and/or the top N fixes."""
+
+    def __init__(self, variants=(), fixes=(), top: int = 0):
+        self.variants = list(variants)
+        self.fixes = list(fixes)
+        self.top = top
+
+    def empty(self) -> bool:
+        return not self.variants and not self.fixes and not self.top
+
+
+class Interrupted(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Experiment:
+    def __init__(self, command, plan: Plan, settings: Settings, say=None, run_one=None):
+        """`run_one(run_dir, variant_settings) -> (report, variant_events)` runs the program once
+        (tests give a fake); `say(text)` prints progress."""
+        self.command = command
+        self.plan = plan
+        self.settings = settings
+        self.say = say or (lambda text: None)
+        self.run_one = run_one or self._run_with_session
+        self.folder = None
+        self.runs = []             # every run: dict(round, variant index, report, ...)
+        self.variants = []
+        self.loader = None
+        self.baseline_report = None
+        self.interrupted = None
+        self.notes = []
+
+    # -- planning ---------------------------------------------------------------------------------
+    def prepare(self) -> str:
+        from gpuprof.launch.rundir import create_run_dir
+        self.folder = create_run_dir(self.settings.out, f"try-{self.command.label}")
+        # The experiment's folder holds runs, not a run: its claim file is replaced by try.json later.
+        return self.folder
+
+    def resolve(self, report: dict) -> None:
+        """Variants from the baseline: the loader they aim at, the fixes named by id or rank."""
+        loaders = report.get("dataloaders") or []
+        self.loader = self.settings.loader or (loaders[0].get("where") if loaders else None)
+        advice = report.get("advice") or []
+        chosen = list(self.plan.variants)
+        for fix_id in self.plan.fixes:
+            item = next((a for a in advice if a.get("id") == fix_id), None)
+            if item is None:
+                advised = ", ".join(a["id"] for a in advice) or "none"
+                raise UsageProblem(f"--fix {fix_id}: the baseline run's advice does not include it (advised: {advised})")
+            chosen.append(variant_kinds.from_advice(item))
+        if self.plan.top:
+            taken = 0
+            for item in advice:
+                if taken >= self.plan.top:
+                    break
+                try:
+                    chosen.append(variant_kinds.from_advice(item))
+                    taken += 1
+                except UsageProblem:
+                    self.notes.append(f"fix {item['id']} (rank {advice.index(item) + 1}) needs a code change: not tried")
+        needs_loader = [v for v in chosen if v.loader_settings or "ceiling" in v.settings or "echo" in v.settings]
+        if needs_loader and not loaders:
+            raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
+                               "there is nothing to apply it to")
+        if needs_loader and self.settings.loader and not any(_same_line(l.get("where"), self.settings.loader)
+                                                            for l in loaders):
+            known = ", ".join(str(l.get("where")) for l in loaders)
+            raise UsageProblem(f"--loader {self.settings.loader}: no DataLoader was built there (built at: {known})")
+        if not chosen:
+            raise UsageProblem("nothing to try: the baseline's advice has no fix try can apply; give --set, "
+                               "--input-ceiling, --echo or --hdf5-cache")
+        self.variants = chosen
+
+    # -- running ----------------------------------------------------------------------------------
+    def execute(self) -> None:
+        if self.folder is None:
+            self.prepare()
+        s = self.settings
+        first = self._run(1, None)
+        self.baseline_report = first["report"]
+        if first["failed"]:
+            return
+        self.resolve(self.baseline_report)
+        total = s.rounds * (1 + len(self.variants))
+        self.say(f"{total} runs in all: {s.rounds} rounds of the baseline and {len(self.variants)} variant"
+                 f"{'s' if len(self.variants) != 1 else ''} ({', '.join(v.label for v in self.variants)}), each "
+                 f"{s.steps} measured steps after {s.warmup_steps} warm-up")
+        for round_no in range(1, s.rounds + 1):
+            if round_no > 1:
+                self._run(round_no, None)
+            for index, variant in enumerate(self.variants):
+                self._run(round_no, index, variant)
+
+    def _run(self, round_no: int, index, variant=None) -> dict:
+        name = "baseline" if variant is None else f"v{index + 1}"
+        run_dir = os.path.join(self.folder, f"r{round_no}-{name}")
+        settings = variant.for_probes(self.loader) if variant is not None else None
+        report, events = self.run_one(run_dir, settings)
+        status = report.get("exit_code") if report else None
+        failed = status not in (0, None) or report is None
+        entry = {"round": round_no, "variant": index, "run_dir": run_dir, "report": report,
+                 "events": events, "exit_code": status, "failed": failed}
+        self.runs.append(entry)
+        step = ((report or {}).get("steps") or {}).get("median_step_s")
+        what = "baseline" if variant is None else variant.label
+        shown = f"{step * 1000:.1f} ms/step" if step else "no steps measured"
+        self.say(f"round {round_no}: {what}: " + (f"failed with status {status}" if failed else shown))
+        signum = _pending_stop()
+        if signum is None and report and report.get("interrupted"):
+            signum = _signal_number(report.get("signal")) or int(signal.SIGINT)
+        if signum is not None:
+            self.interrupted = signum
+            raise Interrupted(signum)
+        return entry
+
+    def _run_with_session(self, run_dir: str, variant_settings):
+        from gpuprof.launch.session import RunOptions, RunSession
+        from gpuprof.record.reader import load_run
+        from gpuprof.reporting.build import build_report
+        from gpuprof.reporting.save import save_in_run
+        from gpuprof.analysis.processes import events_of_kind
+
+        s = self.settings
+        options = RunOptions(out=run_dir, interval=s.interval, probes=True, gpu=s.gpu, live=False,
+                             max_steps=s.steps, warmup_steps=s.warmup_steps, variant=variant_settings)
+        session = RunSession(self.command, options)
+        session.prepare()
+        options.output_dir = session.run_dir
+        session.execute()
+        try:
+            record = load_run(session.run_dir)
+            report = build_report(record, run_dir=session.run_dir)
+            save_in_run(report, session.run_dir)
+        except Exception as exc:    # one broken run never costs the others
+            self.notes.append(f"{session.run_dir}: no report ({exc.__class__.__name__}: {exc})")
+            return None, []
+        return report, events_of_kind(record.get("processes", []), "variant")
+
+
+def _same_line(where, target) -> bool:
+    if not where or not target:
+        return False
+    return where == target or where.endswith("/" + target) or target.endswith("/" + where)
+
+
+def _pending_stop():
+    """A Ctrl-C or SIGTERM that reached gpuprof while a run held signals: the experiment stops after
+    the run it arrived in (the run itself already got it)."""
+    try:
+        pending = signal.sigpending()
+    except (AttributeError, OSError):
+        return None
+    for signum in _STOPPING:
+        if signum in pending:
+            try:
+                signal.sigtimedwait([signum], 0)
+            except (AttributeError, OSError):
+                pass
+            return int(signum)
+    return None
+
+
+def _signal_number(name):
+    try:
+        return int(signal.Signals[name]) if name else None
+    except KeyError:
+        return None
+
+
+def stderr_tail(run_dir: str, lines: int = 8) -> str:
+    """The end of a run's program stderr, for a failure message."""
+    try:
+        with open(os.path.join(run_dir, "program-stderr.txt"), "rb") as handle:
+            text = handle.read()[-4000:].decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def say_to_stderr(text: str) -> None:
+    sys.stderr.write(f"gpuprof try: {text}\n")
+    sys.stderr.flush()

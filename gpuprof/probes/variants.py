@@ -1,0 +1,247 @@
+"""Variants for `gpuprof try`: the only probe code that changes what the program does.
+
+Inactive unless the run's settings carry a `variant` (set by `gpuprof try` alone). A variant is
+applied where the probes already sit, never by editing files:
+
+- DataLoader settings (num_workers, pin_memory, persistent_workers, prefetch_factor, batch_size)
+  are given to the DataLoader built at the target line (`loader`, `file:line` as the report names
+  it; every loader when None) as if the program had passed them.
+- `ceiling`: after the warm-up, the target loader's iterator serves copies of the last batches it
+  made instead of waiting on the pipeline (the speed of a free input pipeline).
+- `echo`: each batch of the target loader is served `echo` times in a row.
+- `hdf5_cache_bytes` / `hdf5_keep_handles`: files are opened with that chunk cache, and a data set
+  looked up again by name returns the handle already open (which keeps its cache).
+
+Each application is recorded as a `variant` event, so `try` can tell a variant that took effect
+from one that found nothing to change."""
+
+import inspect
+import os
+import time
+
+from . import boot, dataloader
+from .where import user_location
+
+REPLAY_KEEP = 8         # batches the input ceiling replays
+LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
+
+_state = {"variant": None, "targets": set(), "applied": 0}
+
+
+def active(config: dict):
+    return (config or {}).get("variant") or None
+
+
+def install_torch(torch, variant: dict) -> None:
+    _state["variant"] = variant
+    from torch.utils.data import dataloader as dl
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
+    _wrap_loader_init(dl.DataLoader, torch_dir, variant)
+    serve = None
+    if variant.get("ceiling"):
+        skip = 1 + int((boot.settings() or {}).get("warmup_steps") or 0)
+        serve = Replay(after_batches=skip, keep=REPLAY_KEEP, torch=torch)
+    elif int(variant.get("echo") or 1) > 1:
+        serve = Echo(int(variant["echo"]), torch=torch)
+    if serve is not None:
+        dataloader.set_server(serve)
+
+
+# -- DataLoader settings ------------------------------------------------------------------------
+def _matches(where, target) -> bool:
+    """`target` as the report names a loader (`train.py:30`), or as the user wrote it with more or
+    less of its path."""
+    if target is None:
+        return True
+    if not where:
+        return False
+    return where == target or where.endswith("/" + target) or target.endswith("/" + where)
+
+
+def _wrap_loader_init(cls, torch_dir, variant) -> None:
+    original = cls.__init__
+    signature = inspect.signature(original)
+    wanted = {k: variant[k] for k in LOADER_KEYS if k in variant}
+
+    def __init__(self, *args, **kwargs):
+        where = None
+        error = None
+        applied = {}
+        try:
+            where = user_location((torch_dir,))
+            if _matches(where, variant.get("loader")):
+                bound = signature.bind(self, *args, **kwargs)
+                applied, error = _settings_for(bound.arguments, wanted)
+                if error is None:
+                    bound.arguments.update(applied)
+                    args, kwargs = bound.args[1:], bound.kwargs
+            else:
+                where = None
+        except Exception as exc:            # a variant never breaks the program: it is reported
+            error, applied = f"{exc.__class__.__name__}: {exc}", {}
+        original(self, *args, **kwargs)
+        if where is not None:
+            try:
+                loader_id = dataloader.loader_id(self)
+                _state["targets"].add(loader_id)
+                _state["applied"] += 1
+                boot.emit({"k": "variant", "t": time.monotonic(), "where": where, "l": loader_id,
+                           "applied": {k: v for k, v in applied.items() if k in wanted} if error is None else {},
+                           "error": error})
+            except Exception:
+                pass
+
+    __init__.__wrapped__ = original
+    cls.__init__ = __init__
+
+
+def _settings_for(arguments: dict, wanted: dict):
+    """The keyword values that give the loader `wanted`, consistently (torch refuses some mixes),
+    or (None, why) when the change cannot be made to this loader."""
+    out = dict(wanted)
+    workers = out.get("num_workers", arguments.get("num_workers", 0))
+    if "batch_size" in out and arguments.get("batch_sampler") is not None:
+        return {}, "the DataLoader takes a batch_sampler, so its batch_size cannot be changed"
+    if workers == 0:
+        if out.get("persistent_workers"):
+            return {}, "persistent_workers needs num_workers > 0"
+        if "num_workers" in out:
+            out["persistent_workers"] = False
+            out["prefetch_factor"] = None
+    return out, None
+
+
+# -- serving batches: the input ceiling and echoing ---------------------------------------------
+def _targeted(iterator) -> bool:
+    if _state["variant"] is not None and _state["variant"].get("loader") is None:
+        return True
+    return dataloader.iterator_loader(iterator) in _state["targets"]
+
+
+def _copy(data, torch):
+    """A fresh copy of a batch: a training loop may change its inputs in place."""
+    if isinstance(data, torch.Tensor):
+        return data.clone()
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(_copy(d, torch) for d in data))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_copy(d, torch) for d in data)
+    if isinstance(data, dict):
+        return type(data)((k, _copy(v, torch)) for k, v in data.items())
+    return data
+
+
+class Replay:
+    """The input ceiling: real batches until the warm-up is over, then copies of the last few,
+    in turn, with the epoch ending where the real one would (map-style loaders)."""
+
+    def __init__(self, after_batches: int, keep: int, torch):
+        self.after = after_batches
+        self.keep = keep
+        self.torch = torch
+        self.kept = []
+        self.turn = 0
+        self.announced = False
+
+    def __call__(self, iterator, original):
+        if not _targeted(iterator):
+            return original(iterator)
+        if dataloader.batches_consumed() < self.after or not self.kept:
+            data = original(iterator)
+            self.kept.append(data)
+            del self.kept[:-self.keep]
+            return data
+        try:
+            length = len(iterator)
+        except TypeError:
+            length = None
+        if length is not None and iterator._num_yielded >= length:
+            if hasattr(iterator, "_shutdown_workers") and not getattr(iterator, "_persistent_workers", False):
+                iterator._shutdown_workers()
+            raise StopIteration
+        if not self.announced:
+            self.announced = True
+            boot.emit({"k": "variant_serving", "t": time.monotonic(), "what": "ceiling", "kept": len(self.kept)})
+        data = self.kept[self.turn % len(self.kept)]
+        self.turn += 1
+        return _copy(data, self.torch)
+
+
+class Echo:
+    """Batch echoing: each fresh batch is served `factor` times in a row."""
+
+    def __init__(self, factor: int, torch):
+        self.factor = factor
+        self.torch = torch
+        self.last = None
+        self.left = 0
+        self.source = None
+
+    def __call__(self, iterator, original):
+        if not _targeted(iterator):
+            return original(iterator)
+        if self.left > 0 and self.source is iterator:
+            self.left -= 1
+            return _copy(self.last, self.torch)
+        data = original(iterator)
+        self.last, self.left, self.source = data, self.factor - 1, iterator
+        return data
+
+
+# -- HDF5 ---------------------------------------------------------------------------------------
+def install_h5py(h5py, variant: dict) -> None:
+    nbytes = variant.get("hdf5_cache_bytes")
+    if nbytes:
+        _wrap_file_init(h5py, int(nbytes), int(variant.get("hdf5_cache_slots") or _slots_for(int(nbytes))))
+    if variant.get("hdf5_keep_handles"):
+        _keep_handles(h5py)
+
+
+def _slots_for(nbytes: int) -> int:
+    n = max(100 * max(nbytes >> 20, 1), 521)
+    while any(n % d == 0 for d in range(2, int(n ** 0.5) + 1)):
+        n += 1
+    return n
+
+
+def _wrap_file_init(h5py, nbytes: int, nslots: int) -> None:
+    original = h5py.File.__init__
+
+    def __init__(self, name, mode="r", *args, **kwargs):
+        if len(args) < 5:            # rdcc_* not given positionally
+            kwargs["rdcc_nbytes"] = nbytes
+            kwargs["rdcc_nslots"] = nslots
+            if not _state.get("hdf5_noted"):
+                _state["hdf5_noted"] = True
+                boot.emit({"k": "variant", "t": time.monotonic(), "where": None, "l": None,
+                           "applied": {"hdf5_cache_bytes": nbytes}, "error": None})
+        original(self, name, mode, *args, **kwargs)
+
+    __init__.__wrapped__ = original
+    h5py.File.__init__ = __init__
+
+
+def _keep_handles(h5py) -> None:
+    original = h5py.Group.__getitem__
+    opened = {}
+
+    def __getitem__(self, name):
+        key = None
+        if isinstance(name, (str, bytes)):
+            try:
+                key = (self.id.id, name)
+                found = opened.get(key)
+                if found is not None and found.id.valid:
+                    return found
+            except Exception:
+                key = None
+        item = original(self, name)
+        if key is not None and isinstance(item, h5py.Dataset):
+            if len(opened) > 1024:
+                opened.clear()
+            opened[key] = item
+        return item
+
+    __getitem__.__wrapped__ = original
+    h5py.Group.__getitem__ = __getitem__

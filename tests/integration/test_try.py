@@ -1,0 +1,68 @@
+"""`gpuprof try` on real programs: variants applied through the probes, measured in rounds."""
+
+import json
+import os
+
+from tests.conftest import ROOT
+from tests.integration.helpers import gpuprof, load_json
+
+PROGRAMS = os.path.join(ROOT, "tests", "programs")
+
+
+def loader_line(name):
+    with open(os.path.join(PROGRAMS, name)) as handle:
+        return next(i for i, line in enumerate(handle, 1) if "# LOADER LINE" in line)
+
+
+def test_ceiling_and_workers_on_a_waiting_loader(tmp_path):
+    results = tmp_path / "results.txt"
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "12", "--warmup-steps", "2",
+                  "--input-ceiling", "--set", "num_workers=4", "--json", str(tmp_path / "try.json"),
+                  "--markdown", str(tmp_path / "try.md"),
+                  os.path.join(PROGRAMS, "waiting_loader.py"), str(results), cwd=str(tmp_path), timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == ""                                   # the program's output stays in the run folders
+    record = load_json(tmp_path / "try.json")
+    assert record["format"] == "gpuprof.try/1"
+    rows = {row["label"]: row for row in record["rows"]}
+    assert set(rows) == {"baseline", "input ceiling", "num_workers=4"}
+    # A batch waits 32 ms on the store: with the input made free, steps are far faster.
+    assert rows["input ceiling"]["speedup"] >= 1.5
+    assert rows["num_workers=4"]["speedup"] > 1.3
+    assert rows["num_workers=4"]["applied"] == {"num_workers": 4}
+    assert rows["input ceiling"]["estimate"] is not None
+    assert record["settings"]["loader"].endswith(f"waiting_loader.py:{loader_line('waiting_loader.py')}")
+    assert record["input_check"]["measured_input_share"] >= 0.3
+    # Each run ended at its step window, before the program's last lines, as `run --steps` ends it.
+    assert not results.exists()
+    assert "measured speed-up" in got.stderr and "input ceiling" in got.stderr
+    assert "| num\\_workers=4 |" in (tmp_path / "try.md").read_text()
+    for row in record["rows"]:
+        for run_dir in row["run_dirs"]:
+            assert os.path.exists(os.path.join(run_dir, "report.json"))
+            assert "done" not in open(os.path.join(run_dir, "program-stdout.txt")).read()
+
+
+def test_set_without_a_dataloader_is_refused(tmp_path):
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "5", "--warmup-steps", "1",
+                  "--set", "num_workers=2", os.path.join(PROGRAMS, "handwritten_loop.py"), cwd=str(tmp_path),
+                  timeout=300)
+    assert got.returncode == 2, got.stderr
+    errors = [line for line in got.stderr.splitlines() if line.startswith("gpuprof: error:")]
+    assert len(errors) == 1 and "built no DataLoader" in errors[0]
+    assert "Traceback" not in got.stderr
+
+
+def test_a_variant_that_crashes_is_reported_and_the_others_run(tmp_path):
+    # persistent_workers needs workers: torch would refuse it, so the probes refuse to apply it and say why;
+    # batch_size=0 would crash, and is refused before anything runs.
+    bad = gpuprof("try", "--set", "batch_size=0", os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path))
+    assert bad.returncode == 2 and "batch_size: must be at least 1" in bad.stderr
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "6", "--warmup-steps", "1",
+                  "--set", "persistent_workers=true", "--json", "-",
+                  os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path), timeout=300)
+    assert got.returncode == 0, got.stderr
+    record = json.loads(got.stdout)
+    row = record["rows"][1]
+    assert row["error"] == "persistent_workers needs num_workers > 0"
+    assert "not applied (persistent_workers needs num_workers > 0)" in got.stderr
