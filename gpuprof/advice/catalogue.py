@@ -38,6 +38,43 @@ def _pct(x):
     return f"{x:.0%}"
 
 
+#: DataLoader arguments as Hugging Face's TrainingArguments names them.
+HF_ARGUMENTS = {"num_workers": "dataloader_num_workers", "persistent_workers": "dataloader_persistent_workers",
+                "pin_memory": "dataloader_pin_memory", "prefetch_factor": "dataloader_prefetch_factor",
+                "batch_size": "per_device_train_batch_size"}
+
+
+def loader_snippet(ev, settings: dict) -> str:
+    """The change to the DataLoader's arguments, in the terms of whatever builds it: the user's own
+    DataLoader call, TrainingArguments under a Hugging Face Trainer, the DataLoader in the
+    LightningDataModule, or the DataLoader handed to accelerate's prepare()."""
+    loader = ev.loader or {}
+    framework = loader.get("framework")
+    text = ", ".join(f"{k}={v}" for k, v in settings.items())
+    if framework == "transformers":
+        hf = ", ".join(f"{HF_ARGUMENTS.get(k, k)}={v}" for k, v in settings.items())
+        return f"TrainingArguments(..., {hf})   # the Trainer builds the DataLoader from these"
+    if framework == "lightning":
+        return f"def train_dataloader(self):   # in your LightningDataModule / LightningModule\n" \
+               f"    return DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+    if framework == "accelerate":
+        return f"loader = DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)\n" \
+               "loader = accelerator.prepare(loader)   # accelerate rebuilds it with these settings"
+    return f"DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+
+
+def loader_detail(ev, text: str) -> str:
+    """`text` (the change), with who builds the DataLoader when it is not the user's own call."""
+    loader = ev.loader or {}
+    framework, built_in = loader.get("framework"), loader.get("built_in")
+    if framework == "transformers":
+        return f"{text} through TrainingArguments (the Trainer builds the DataLoader" + \
+            (f" at {built_in})" if built_in else ")")
+    if built_in:
+        return f"{text} where you configure {framework or 'the library'} (it builds the DataLoader at {built_in})"
+    return text
+
+
 # -- input pipeline ---------------------------------------------------------------------------
 LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
@@ -106,12 +143,12 @@ def num_workers(ev, verdict):
                    f"fit at most {budget:.2f}x faster")
     if gain < MIN_GAIN:
         return None
-    settings = f"num_workers={suggested}, persistent_workers=True"
     return {
         "estimated_speedup": gain,
         "where": _where(ev),
-        "detail": f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else ""),
-        "snippet": f"DataLoader(dataset, batch_size={ev.loader.get('batch_size')}, {settings}, ...)",
+        "detail": loader_detail(ev, f"num_workers {n} -> {suggested}" +
+                                (" (batches then overlap with compute)" if n == 0 else "")),
+        "snippet": loader_snippet(ev, {"num_workers": suggested, "persistent_workers": True}),
         "why": f"{_pct(w)} of each step waits for data; producers run at {_pct(ev.producer_cpu_ratio or 0)} CPU; "
                f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
                f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}",
@@ -131,8 +168,9 @@ def persistent_workers(ev, verdict):
         return None
     return {
         "estimated_speedup": gain, "where": _where(ev),
-        "detail": "persistent_workers False -> True (and prefetch_factor 4)",
-        "snippet": "DataLoader(dataset, ..., num_workers=N, persistent_workers=True, prefetch_factor=4)",
+        "detail": loader_detail(ev, "persistent_workers False -> True (and prefetch_factor 4)"),
+        "snippet": loader_snippet(ev, {"num_workers": loader.get("num_workers"), "persistent_workers": True,
+                                       "prefetch_factor": 4}),
         "why": f"{epochs} epochs each waited {loader.get('epoch_start_wait_s', 0) / epochs:.2f} s for workers "
                "to start and fetch their first batch",
         "change": {"persistent_workers": True, "prefetch_factor": 4},
@@ -350,9 +388,10 @@ def pin_memory(ev, verdict):
         return None
     loader = ev.loader or {}
     return {"estimated_speedup": gain, "where": _where(ev),
-            "detail": "pin_memory " + ("False -> True" if loader and not loader.get("pin_memory") else "on") +
-                      ", and .to(device, non_blocking=True) so copies overlap compute",
-            "snippet": "DataLoader(dataset, ..., pin_memory=True)\nx = x.to(device, non_blocking=True)",
+            "detail": loader_detail(ev, "pin_memory " + ("False -> True" if loader and not loader.get("pin_memory")
+                                                          else "on") + ", and .to(device, non_blocking=True) so copies "
+                                    "overlap compute"),
+            "snippet": loader_snippet(ev, {"pin_memory": True}) + "\nx = x.to(device, non_blocking=True)",
             "change": {"pin_memory": True},
             "why": f"{_pct(_pageable_share(ev))} of {ev.copies.get('bytes', 0) / 1e6:.0f} MB copied came from pageable "
                    f"memory; copies take {_pct(ev.copy_share)} of the time"}

@@ -31,6 +31,8 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "epochs": len(starts),
             "epoch_start_wait_s": _epoch_start_wait(starts, own_batches),
             "where": loader.get("where"),
+            "built_in": loader.get("built_in"),
+            "framework": loader.get("framework"),
             "batch_size": loader.get("batch_size"),
             "num_workers": loader.get("num_workers"),
             "pin_memory": loader.get("pin_memory"),

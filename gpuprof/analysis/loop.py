@@ -1,7 +1,7 @@
 """The training loop: steps, their median time, and the share of step time spent waiting for data.
 
-Step boundaries come from optimizer steps; without any, from successive batches of the dominant
-DataLoader. The data wait is the time blocked in the DataLoader inside the measured window, or,
+Step boundaries come from optimizer steps; without any, from backward passes (loops that update
+parameters by hand); without those, from successive batches of the dominant DataLoader. The data wait is the time blocked in the DataLoader inside the measured window, or,
 for hand-written batching loops, the host time between a step's end and the next first forward.
 The first step (start-up) and any warm-up steps are left out of the window."""
 
@@ -21,14 +21,17 @@ def _in_window(events, start, end):
     return [e for e in events if start < e["t"] <= end]
 
 
-def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
-    """`steps`, `batches`: events from every process (tagged with pid); `loaders`: loader events."""
+def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=()) -> dict:
+    """`steps`, `batches`: events from every process (tagged with pid); `loaders`: loader events;
+    `backward_steps`: backward passes of loops without an optimizer (used only when no optimizer
+    step was seen)."""
     step_groups = _by_process(steps)
     batch_groups = _by_process(batches)
-    if step_groups:
-        pid = max(step_groups, key=lambda p: sum(count(e) for e in step_groups[p]))
-        boundaries = sorted(step_groups[pid], key=lambda e: e["t"])
-        source = "optimizer"
+    backward_groups = _by_process(backward_steps)
+    if step_groups or backward_groups:
+        groups, source = (step_groups, "optimizer") if step_groups else (backward_groups, "backward")
+        pid = max(groups, key=lambda p: sum(count(e) for e in groups[p]))
+        boundaries = sorted(groups[pid], key=lambda e: e["t"])
     elif batch_groups:
         pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
         line = _line_of(loaders)
@@ -54,11 +57,19 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
     wait_source = None
     data_wait = None
     in_window = _in_window(process_batches, start, end)
+    other_wait = None
     if in_window:
+        # The training pipeline is the loader line that gave most batches in the window; batches
+        # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
+        line = _line_of(loaders)
+        training = _dominant_loader(in_window, line)
+        others = [e for e in in_window if line(e.get("l")) != training]
+        in_window = [e for e in in_window if line(e.get("l")) == training]
         data_wait = total(in_window, "w")
+        other_wait = total(others, "w") if others else None
         wait_source = "dataloader"
     gap_cpu_share = None
-    if not in_window and source == "optimizer":
+    if not in_window and source in ("optimizer", "backward"):
         gaps = [e for e in measured if "f" in e]
         if gaps:
             data_wait = total(gaps, "f")
@@ -84,6 +95,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0) -> dict:
         "data_wait_share": share,
         "data_wait_source": wait_source,
         "data_wait_cpu_share": gap_cpu_share,
+        "other_loaders_wait_s": other_wait,
         "batch_size": batch_size,
         "steps_per_second": steps_per_second,
         "samples_per_second": steps_per_second * batch_size if steps_per_second and batch_size else None,

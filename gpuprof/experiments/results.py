@@ -1,5 +1,5 @@
-"""From the runs of an experiment to the `gpuprof.try/1` record: per variant, the median step time
-over rounds, the speed-up over the baseline of the same round with its spread, gpuprof's own
+"""From the runs of an experiment to the `gpuprof.try/1` record: per variant, each run's mean step
+time over its window and their median over rounds, the speed-up over the baseline of the same round with its spread, gpuprof's own
 estimate for that change, and the verdict each ended with. Pure: works on plain dictionaries."""
 
 import statistics
@@ -9,8 +9,11 @@ SAME = 0.03          # speed-ups within 3% of 1.0 (or of each other) are "no mea
 
 
 def _step(report):
+    """A run's mean step time over its measured window (window / steps): throughput, which a
+    median would misjudge for variants whose steps alternate fast and slow (echoing, a stall
+    every few batches)."""
     steps = (report or {}).get("steps") or {}
-    return steps.get("median_step_s")
+    return steps.get("mean_step_s")
 
 
 def _verdict(report):
@@ -80,7 +83,7 @@ def _baseline_row(baselines: dict) -> dict:
     median = statistics.median(steps) if steps else None
     return {"label": "baseline", "settings": {}, "fix": None, "caution": None,
             "rounds": len(baselines), "step_s": [round(s, 6) for s in steps],
-            "median_step_s": median, "steps_per_s": (1.0 / median) if median else None,
+            "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
             "speedup": 1.0 if median else None, "speedup_min": None, "speedup_max": None, "estimate": None,
             "verdicts": [_verdict(r["report"]) for r in baselines.values()],
             "failed": [r["exit_code"] for r in baselines.values() if r["failed"]],
@@ -101,7 +104,7 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
     return {
         "label": variant["label"], "settings": variant["settings"], "fix": variant.get("fix"),
         "caution": variant.get("caution"), "rounds": len(runs), "step_s": [round(s, 6) for s in steps],
-        "median_step_s": median, "steps_per_s": (1.0 / median) if median else None,
+        "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
         "speedup": statistics.median(ratios) if ratios else None,
         "speedup_min": min(ratios) if ratios else None, "speedup_max": max(ratios) if ratios else None,
         "estimate": estimate_for(variant, baseline_report),

@@ -136,7 +136,7 @@ class Experiment:
         entry = {"round": round_no, "variant": index, "run_dir": run_dir, "report": report,
                  "events": events, "exit_code": status, "failed": failed}
         self.runs.append(entry)
-        step = ((report or {}).get("steps") or {}).get("median_step_s")
+        step = ((report or {}).get("steps") or {}).get("mean_step_s")
         what = "baseline" if variant is None else variant.label
         shown = f"{step * 1000:.1f} ms/step" if step else "no steps measured"
         self.say(f"round {round_no}: {what}: " + (f"failed with status {status}" if failed else shown))

@@ -71,8 +71,12 @@ def _step_aside() -> None:
 
 
 def _die_with_parent() -> None:
-    """In the child between fork and exec: its own process group, and SIGKILL if gpuprof dies."""
+    """In the child between fork and exec: its own process group, SIGKILL if gpuprof dies, and the
+    signal mask gpuprof started with (a mask survives exec: after one run gpuprof holds signals
+    blocked, and a second run's program, `gpuprof try`'s, must not inherit that)."""
     os.setpgid(0, 0)
+    if _INITIAL_MASK is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, _INITIAL_MASK)
     if _prctl is not None:
         _prctl(1, 9, 0, 0, 0)          # PR_SET_PDEATHSIG, SIGKILL
 
@@ -86,6 +90,7 @@ def _load_prctl():
 
 
 _prctl = None
+_INITIAL_MASK = None      # the signal mask before gpuprof blocked anything, taken at the first run
 
 
 class Outcome:
@@ -137,9 +142,11 @@ class Supervisor:
     def run(self, on_started=None, on_tick=None) -> Outcome:
         """Run the child to its end. `on_started(pid)` runs once it exists; `on_tick()` while waiting.
         The forwarded signals stay blocked afterwards."""
-        global _prctl
+        global _prctl, _INITIAL_MASK
         if _prctl is None:
             _prctl = _load_prctl()
+        if _INITIAL_MASK is None:
+            _INITIAL_MASK = signal.pthread_sigmask(signal.SIG_BLOCK, [])
         self._watched = {s for s in forwardable_signals() if not _ignored(s)}
         for sig in self._watched:
             self._previous[sig] = _set_handler(sig, self._remember_early)

@@ -16,7 +16,7 @@ import weakref
 from . import boot
 from .batch_facts import describe_batch
 from .stream import Stream
-from .where import user_location
+from .where import locate
 from ..record.fds import close_if_mine, identity, open_private
 
 FACT_BATCHES = 3
@@ -59,7 +59,7 @@ def _patch_end_of_init(cls, torch_dir) -> None:
         original(self, attr, value)
         if attr == _INITIALIZED and value is True:
             try:
-                _register(self, user_location((torch_dir,)))
+                _register(self, locate((torch_dir,)))
             except Exception:
                 pass
 
@@ -67,14 +67,16 @@ def _patch_end_of_init(cls, torch_dir) -> None:
     cls.__setattr__ = __setattr__
 
 
-def _register(loader, where) -> str:
+def _register(loader, found) -> str:
     if loader in _loader_ids:
         return _loader_ids[loader]
     _state["next"] += 1
     loader_id = f"{os.getpid()}:{_state['next']}"
     _loader_ids[loader] = loader_id
+    found = found or {}
     boot.emit({
-        "k": "loader", "l": loader_id, "t": time.monotonic(), "where": where,
+        "k": "loader", "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
+        "built_in": found.get("built_in"), "framework": found.get("framework"),
         "batch_size": loader.batch_size, "num_workers": loader.num_workers,
         "pin_memory": bool(loader.pin_memory), "prefetch_factor": loader.prefetch_factor,
         "persistent_workers": bool(loader.persistent_workers), "drop_last": bool(loader.drop_last),

@@ -1,6 +1,12 @@
 """Step probe: step boundaries from any optimizer's step(), and the host time from the end of one
 step to the first module forward of the next (the data time of hand-written batching loops).
 
+A loop that updates its parameters by hand (`p.data.add_(p.grad, alpha=-lr)`) has no optimizer:
+until an optimizer steps, each backward() outside an optimizer's step is a step boundary of its own
+kind (`bstep`), which the analysis uses only when no optimizer step was seen. Backward passes inside
+`optimizer.step(closure)` (LBFGS calls the closure many times) never count; with gradient
+accumulation the optimizer steps are the steps.
+
 Uses torch's global optimizer step hooks; the forward pre-hook is registered once per step and
 removes itself on its first call, so the model runs hook-free the rest of the step. It is a global
 module hook, except in a program that uses torch.compile, where it sits on each compiled module
@@ -15,18 +21,22 @@ import weakref
 from . import boot, dataloader
 from .stream import Stream
 
-_state = {"stream": None, "last_end": None, "armed": None, "first_forward": None,
-          "last_optimizer": None, "count": 0, "register_pre_hook": None,
+_state = {"stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
+          "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
+          "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None}     # stop_at: None unknown yet, 0 nothing (more) to stop at
 
 
 def install(torch) -> None:
     from torch.nn.modules.module import register_module_forward_pre_hook
-    from torch.optim.optimizer import register_optimizer_step_post_hook
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
     _state["register_pre_hook"] = register_module_forward_pre_hook
     _state["stream"] = Stream("step", ("f", "fc"))
+    _state["bstream"] = Stream("bstep", ("f", "fc"))
+    register_optimizer_step_pre_hook(_before_step)
     register_optimizer_step_post_hook(_after_step)
+    _wrap_backward(torch.Tensor)
     boot.at_close(_flush)
     boot.at_fork_child(_reset_in_child)
 
@@ -36,7 +46,16 @@ _tick = boot.tick
 _batches_consumed = dataloader.batches_consumed
 
 
+def _before_step(optimizer, args, kwargs) -> None:
+    _state["in_optimizer"] += 1
+
+
 def _after_step(optimizer, args, kwargs) -> None:
+    _state["in_optimizer"] = max(_state["in_optimizer"] - 1, 0)
+    if not _state["optimizer_seen"]:
+        # The backward passes before the first optimizer step were not steps of their own.
+        _state["optimizer_seen"] = True
+        _state["count"] -= _state.get("bcount", 0)
     try:
         stop = _record_step(optimizer, _monotonic())
     except Exception:
@@ -45,7 +64,31 @@ def _after_step(optimizer, args, kwargs) -> None:
         _stop_program()
 
 
-def _record_step(optimizer, now: float) -> None:
+def _wrap_backward(tensor_cls) -> None:
+    """backward() as a step boundary for loops without an optimizer; the step limit stops such a
+    loop at the start of the next backward, once the update after the last one is done."""
+    original = tensor_cls.backward
+
+    def backward(self, *args, **kwargs):
+        state = _state
+        if state["stop_pending"]:
+            state["stop_pending"] = False
+            _stop_program()
+        result = original(self, *args, **kwargs)
+        if not state["optimizer_seen"] and not state["in_optimizer"] and state["bstream"] is not None:
+            try:
+                state["bcount"] = state.get("bcount", 0) + 1
+                if _record_step(None, _monotonic(), stream=state["bstream"]):
+                    state["stop_pending"] = True
+            except Exception:
+                pass
+        return result
+
+    backward.__wrapped__ = original
+    tensor_cls.backward = backward
+
+
+def _record_step(optimizer, now: float, stream=None) -> None:
     # On every step of the program: kept to plain local and dict reads.
     state = _state
     batches = _batches_consumed()
@@ -60,14 +103,15 @@ def _record_step(optimizer, now: float) -> None:
     if state["armed"] is not None:
         _disarm()
     last_end = state["last_end"]
+    stream = stream or state["stream"]
     if first_forward is not None and last_end is not None:
         # The host time before the forward, and this thread's CPU in it.
-        state["stream"].add(now, first_forward - last_end, state["forward_cpu"])
+        stream.add(now, first_forward - last_end, state["forward_cpu"])
     else:
-        state["stream"].add(now, None, None)
+        stream.add(now, None, None)
     state["count"] += 1
     state["last_end"] = now
-    state["last_optimizer"] = id(optimizer)
+    state["last_optimizer"] = id(optimizer) if optimizer is not None else None
     state["first_forward"] = None
     # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
     # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
@@ -156,10 +200,12 @@ def _stop_program() -> None:
 
 
 def _flush() -> None:
-    if _state["stream"] is not None:
-        _state["stream"].flush()
+    for name in ("stream", "bstream"):
+        if _state[name] is not None:
+            _state[name].flush()
 
 
 def _reset_in_child() -> None:
-    _state.update(stream=Stream("step", ("f", "fc")), last_end=None, armed=None, first_forward=None,
-                  last_optimizer=None, count=0, batches_at_step=-1)
+    _state.update(stream=Stream("step", ("f", "fc")), bstream=Stream("bstep", ("f", "fc")), last_end=None,
+                  armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
+                  optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0)

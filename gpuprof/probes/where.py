@@ -1,24 +1,90 @@
-"""Find the user's own line of code that called into torch."""
+"""Find the user's own line of code that called into torch, and the framework in between.
+
+A DataLoader built by a framework (Hugging Face's Trainer through accelerate, Lightning's fit loop)
+is built inside site-packages: the line to change is the user's, the first frame outside torch,
+installed packages and the standard library, and the change is phrased in the framework's terms."""
 
 import os
 import sys
+import sysconfig
 
 # The probes' own wrapper frames sit between torch and the user; the rest of gpuprof (the demo's
 # program among it) is never between them.
 _PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
+#: Top-level packages whose users configure the DataLoader through the framework's own objects.
+FRAMEWORKS = {"transformers": "transformers", "accelerate": "accelerate", "lightning": "lightning",
+              "pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
+
+
+def _library_dirs() -> tuple:
+    dirs = set()
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            path = sysconfig.get_paths().get(name)
+        except Exception:
+            path = None
+        if path:
+            dirs.add(os.path.abspath(path) + os.sep)
+    return tuple(dirs)
+
+
+_LIBRARIES = None
+
+
+def _is_library(path: str) -> bool:
+    global _LIBRARIES
+    if _LIBRARIES is None:
+        _LIBRARIES = _library_dirs()
+    return path.startswith(_LIBRARIES) or f"{os.sep}site-packages{os.sep}" in path or \
+        f"{os.sep}dist-packages{os.sep}" in path
+
+
+def package_of(path: str):
+    """The top-level package of a file inside site-packages/dist-packages, else None."""
+    for marker in (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"):
+        if marker in path:
+            rest = path.split(marker, 1)[1]
+            first = rest.split(os.sep, 1)[0]
+            return first[:-3] if first.endswith(".py") else first
+    return None
+
 
 def user_location(skip_dirs=(), depth: int = 2):
     """`file:line` of the first frame outside torch (skip_dirs) and gpuprof's probes, relative to the cwd
     when it lies below it; None when there is none."""
+    return locate(skip_dirs, depth + 1)["where"]
+
+
+def locate(skip_dirs=(), depth: int = 2) -> dict:
+    """Where the call into torch came from: `where` (the user's own line: outside torch, installed
+    packages and the standard library; else the first frame outside torch), `built_in` (the library
+    line that made the call, when a library did) and `framework` (a known framework anywhere on
+    the stack, else the package that made the call)."""
     skip = tuple(d for d in skip_dirs if d) + (_PROBES_DIR,)
     frame = sys._getframe(depth)
+    first_outside = where = built_in = package = None
+    inner = outer = None        # the known framework nearest the user's line, inside or outside it
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith("<") and not os.path.abspath(filename).startswith(skip):
-            return f"{_display(filename)}:{frame.f_lineno}"
+        if not filename.startswith("<"):
+            path = os.path.abspath(filename)
+            if not path.startswith(skip):
+                here = f"{_display(path)}:{frame.f_lineno}"
+                first_outside = first_outside or here
+                if _is_library(path):
+                    name = package_of(path)
+                    if where is None:
+                        if name is not None and built_in is None:
+                            built_in, package = here, name
+                        inner = FRAMEWORKS.get(name, inner)
+                    elif outer is None:
+                        outer = FRAMEWORKS.get(name)
+                elif where is None:
+                    where = here
         frame = frame.f_back
-    return None
+    framework = inner or outer or (package if where and built_in else None)
+    return {"where": where or first_outside, "built_in": built_in if where else None, "framework": framework}
 
 
 def _display(filename: str) -> str:

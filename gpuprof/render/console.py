@@ -170,7 +170,8 @@ def loop_table(report: dict):
     table.add_column(style="dim")
     table.add_column()
     source = {"optimizer": "optimizer steps", "dataloader": "DataLoader batches, taken as steps (no optimizer step "
-              "was seen)"}.get(steps.get("source"), "steps")
+              "was seen)", "backward": "backward passes, taken as steps (parameters updated without an optimizer)"
+              }.get(steps.get("source"), "steps")
     table.add_row("steps", f"{steps['count']} {source}; {steps.get('measured', 0)} measured after "
                   f"{plural(steps.get('warmup', 0), 'warm-up step')}")
     table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}")

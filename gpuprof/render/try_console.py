@@ -96,10 +96,10 @@ def render_try(record: dict, terminal: bool = False, width: int = None) -> str:
     console.print(Text(f"{s.get('rounds')} rounds, {s.get('steps')} measured steps after {s.get('warmup_steps')} "
                        f"warm-up per run; runs kept in {record.get('folder')}", style="dim"))
     table = Table(show_header=True, header_style="bold", box=None, padding=(0, 2))
-    for name in ("variant", "step (median)", "steps/s", "measured speed-up", "estimate", "verdict"):
+    for name in ("variant", "step (mean)", "steps/s", "measured speed-up", "estimate", "verdict"):
         table.add_column(name, no_wrap=True)
     for row in record.get("rows") or []:
-        table.add_row(row["label"], seconds(row.get("median_step_s")),
+        table.add_row(row["label"], seconds(row.get("step_time_s")),
                       f"{row['steps_per_s']:.1f}" if row.get("steps_per_s") else "n/a",
                       speedup_cell(row), estimate_cell(row), verdict_cell(row))
     console.print(table)

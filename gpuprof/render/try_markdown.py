@@ -9,11 +9,11 @@ def render_try_markdown(record: dict) -> str:
     s = record.get("settings") or {}
     out = [f"### gpuprof try: {code(' '.join(record.get('command') or []))}", "",
            f"{s.get('rounds')} rounds, {s.get('steps')} measured steps after {s.get('warmup_steps')} warm-up per run.", "",
-           "| variant | step (median) | steps/s | measured speed-up | estimate | verdict |",
+           "| variant | step (mean) | steps/s | measured speed-up | estimate | verdict |",
            "|---|---|---|---|---|---|"]
     for row in record.get("rows") or []:
         rate = f"{row['steps_per_s']:.1f}" if row.get("steps_per_s") else "n/a"
-        out.append(f"| {escape(row['label'])} | {seconds(row.get('median_step_s'))} | {rate} | {speedup_cell(row)} | "
+        out.append(f"| {escape(row['label'])} | {seconds(row.get('step_time_s'))} | {rate} | {speedup_cell(row)} | "
                    f"{estimate_cell(row)} | {verdict_cell(row)} |")
     out.append("")
     out += [f"- {escape(line)}" for line in lines(record)]

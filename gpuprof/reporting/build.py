@@ -115,7 +115,7 @@ def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict):
         return None
     count = steps.get("count") or 0
     if count == 0:
-        return "the program ran no training step (no optimizer step and no DataLoader batch)"
+        return "the program ran no training step (no optimizer step, no backward pass and no DataLoader batch)"
     if not steps.get("measured"):
         return (f"the program ended after {count} step{'s' if count != 1 else ''}, and the first step "
                 "(start-up) is never measured")
@@ -154,7 +154,7 @@ def probe_sections(groups: list, meta: dict) -> dict:
     loaders = kind("loader")
     batches = kind("batch")
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
-    steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup)
+    steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup, backward_steps=kind("bstep"))
     notes = []
     if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")

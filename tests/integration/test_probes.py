@@ -141,3 +141,49 @@ def test_torchs_own_warnings_point_where_they_point_without_gpuprof(tmp_path):
     assert "Warning" in expected.stderr
     assert got.stderr == expected.stderr and "gpuprof" not in got.stderr
     assert got.stdout == expected.stdout
+
+
+def test_a_loop_without_an_optimizer_has_steps_from_its_backward_passes(tmp_path):
+    program = os.path.join(PROGRAMS, "manual_sgd.py")
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "manual"), program, cwd=str(tmp_path))
+    assert got.returncode == 0, got.stderr
+    steps = load_json(tmp_path / "manual" / "report.json")["steps"]
+    assert steps["source"] == "backward" and steps["count"] == 40
+    # LBFGS calls its closure (and backward) 5 times per optimizer step: the optimizer steps count.
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "lbfgs"), program, "lbfgs", cwd=str(tmp_path))
+    assert got.returncode == 0, got.stderr
+    steps = load_json(tmp_path / "lbfgs" / "report.json")["steps"]
+    assert steps["source"] == "optimizer" and steps["count"] == 12
+
+
+def test_a_step_window_stops_a_manual_loop_after_its_update(tmp_path):
+    program = os.path.join(PROGRAMS, "manual_sgd.py")
+    got = gpuprof("run", "-q", "--steps", "5", "--out", str(tmp_path / "run"), program, cwd=str(tmp_path))
+    assert got.returncode == 0, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    assert report["steps"]["measured"] == 5 and report["stopped_after_steps"] == 5
+
+
+def test_a_trainer_built_loader_points_at_the_users_line_in_the_frameworks_terms(tmp_path):
+    """The DataLoader is built inside a Trainer installed in site-packages (a stand-in with
+    Hugging Face's names): the report names the user's trainer.train() line and TrainingArguments."""
+    from tests.integration.helpers import env_with_source
+    frameworks = os.path.join(PROGRAMS, "frameworks", "site-packages")
+    env = env_with_source()
+    env["PYTHONPATH"] += os.pathsep + frameworks
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), os.path.join(PROGRAMS, "trainer_style.py"),
+                  cwd=str(tmp_path), env=env)
+    assert got.returncode == 0, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    loader = report["dataloaders"][0]
+    train_line = _line_with(os.path.join(PROGRAMS, "trainer_style.py"), "# TRAIN LINE")
+    assert loader["where"].endswith(f"trainer_style.py:{train_line}")
+    assert loader["framework"] == "transformers" and "site-packages" in loader["built_in"]
+    top = report["advice"][0]
+    assert top["id"] == "num-workers" and top["where"] == loader["where"]
+    assert "TrainingArguments(..., dataloader_num_workers=2" in top["snippet"]
+
+
+def _line_with(path, marker):
+    with open(path) as handle:
+        return next(i for i, line in enumerate(handle, 1) if marker in line)

@@ -66,3 +66,19 @@ def test_a_variant_that_crashes_is_reported_and_the_others_run(tmp_path):
     row = record["rows"][1]
     assert row["error"] == "persistent_workers needs num_workers > 0"
     assert "not applied (persistent_workers needs num_workers > 0)" in got.stderr
+
+
+def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
+    """gpuprof holds signals blocked after a run; a mask survives exec. Later runs of an experiment
+    must not inherit it: persistent workers are ended by SIGTERM at exit, and a blocked SIGTERM
+    left such a program waiting for them forever."""
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "2", "--steps", "6", "--warmup-steps", "1",
+                  "--fix", "num-workers", "--json", "-", os.path.join(PROGRAMS, "signal_mask.py"),
+                  cwd=str(tmp_path), timeout=240)
+    assert got.returncode == 0, got.stderr
+    record = json.loads(got.stdout)
+    for row in record["rows"]:
+        for run_dir in row["run_dirs"]:
+            with open(os.path.join(run_dir, "program-stdout.txt")) as handle:
+                assert handle.read().startswith("blocked: []"), run_dir
+    assert record["rows"][1]["applied"]["persistent_workers"] is True

@@ -54,3 +54,21 @@ def test_blocks_count_every_step_they_stand_for():
 def test_no_steps_at_all():
     result = analyse_loop([], [], [])
     assert result["count"] == 0 and result["data_wait_share"] is None
+
+
+def test_an_evaluation_loaders_waits_are_not_data_wait():
+    loaders = [{"l": "1:1", "where": "train.py:20", "batch_size": 32}, {"l": "1:2", "where": "train.py:21"}]
+    step_events = steps([1.0 + 0.1 * i for i in range(11)])
+    batches = [{"k": "batch", "l": "1:1", "t": 0.95 + 0.1 * i, "w": 0.02, "pid": 1} for i in range(11)]
+    batches += [{"k": "batch", "l": "1:2", "t": 1.55 + 0.001 * i, "w": 0.05, "pid": 1} for i in range(3)]
+    result = analyse_loop(step_events, batches, loaders)
+    assert abs(result["data_wait_share"] - 0.2) < 1e-9              # the training loader's waits only
+    assert abs(result["other_loaders_wait_s"] - 0.15) < 1e-9
+
+
+def test_backward_passes_are_steps_when_no_optimizer_stepped():
+    backward = [{"k": "bstep", "t": 0.1 * i, "pid": 1} for i in range(6)]
+    result = analyse_loop([], [], [], backward_steps=backward)
+    assert result["source"] == "backward" and result["count"] == 6
+    with_optimizer = analyse_loop(steps([0.2 * i for i in range(4)]), [], [], backward_steps=backward)
+    assert with_optimizer["source"] == "optimizer" and with_optimizer["count"] == 4

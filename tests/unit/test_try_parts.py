@@ -36,7 +36,7 @@ def test_fixes_that_need_code_are_refused_and_applicable_ones_follow_the_advice(
 
 
 def report(step, wait=0.5, verdict="input.cpu", advice=()):
-    return {"steps": {"median_step_s": step, "data_wait_share": wait}, "verdict": {"bottleneck": verdict},
+    return {"steps": {"mean_step_s": step, "data_wait_share": wait}, "verdict": {"bottleneck": verdict},
             "advice": list(advice), "exit_code": 0, "command": ["python", "train.py"]}
 
 
