@@ -33,11 +33,11 @@ def profile(example: str, folder: str) -> dict:
     return data
 
 
-def measure(example: str, folder: str, rounds: int = 3) -> dict:
-    """`gpuprof try --top 1 --input-ceiling` on one example: its try record (or an error)."""
+def measure(example: str, folder: str, rounds: int = 3, ceiling: bool = True) -> dict:
+    """`gpuprof try --top 2 [--input-ceiling]` on one example: its try record (or an error)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([sys.executable, "-m", "gpuprof", "try", "-q", "--top", "2", "--input-ceiling",
-                           "--rounds", str(rounds), "--out", os.path.join(folder, "try-" + example), "--json", "-",
+    done = subprocess.run([sys.executable, "-m", "gpuprof", "try", "-q", "--top", "2"]
+                          + (["--input-ceiling"] if ceiling else []) + ["--rounds", str(rounds), "--out", os.path.join(folder, "try-" + example), "--json", "-",
                            os.path.join(ROOT, "examples", example)],
                           env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0 or not done.stdout.strip():
@@ -45,14 +45,14 @@ def measure(example: str, folder: str, rounds: int = 3) -> dict:
     return json.loads(done.stdout)
 
 
-def estimate_table(names, folder) -> None:
+def estimate_table(names, folder, loaders) -> None:
     """Estimated against measured: the top two fixes try can apply, and the input ceiling."""
     print("\n| example | fix tried | estimate | measured (min-max) | measured/estimate | ceiling est. | ceiling measured |")
     print("|---|---|---|---|---|---|---|")
     errors = []
     worst = 0.0
     for name in names:
-        record = measure(name, folder)
+        record = measure(name, folder, ceiling=loaders.get(name, True))
         if "error" in record:
             print(f"| {name} | error: {record['error']} | | | | | |")
             continue
@@ -85,6 +85,7 @@ def main() -> None:
     measure_fixes = "--no-measure" not in args
     names = [a for a in args if a != "--no-measure"] or list(EXPECTED)
     passed = 0
+    loaders = {}
     print("| example | expected | found | confidence | top fixes | check | result |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
@@ -94,6 +95,7 @@ def main() -> None:
             if "error" in report:
                 print(f"| {name} | {want} | error: {report['error']} | | | {check_text} | FAIL |")
                 continue
+            loaders[name] = bool(report.get("dataloaders"))
             verdict = report["verdict"]
             ids = [a["id"] for a in report["advice"]]
             ok = verdict["bottleneck"] == want and check(ids)
@@ -102,7 +104,7 @@ def main() -> None:
                   f"{verdict['confidence']:.2f} | {', '.join(ids[:3]) or '-'} | {check_text} | {'pass' if ok else 'FAIL'} |")
         print(f"\n{passed} passed, {len(names) - passed} failed")
         if measure_fixes:
-            estimate_table(names, folder)
+            estimate_table(names, folder, loaders)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,31 @@ def _input_kind(ev, verdict):
     return None
 
 
+def _contended(verdict):
+    """The input finding when it is the contended kind (workers and training share the CPU), else None."""
+    for finding in [verdict] + list(verdict.get("_findings", [])):
+        if (finding.get("evidence") or {}).get("contended"):
+            return finding
+    return None
+
+
+def cheaper_input(ev, verdict, k: float) -> float:
+    """Speed-up from making each batch k times cheaper. When workers and training share the CPU,
+    the input's cost is its share of the CPU, not a wait: saving (1 - 1/k) of that share."""
+    contended = _contended(verdict)
+    if contended is not None:
+        return cheaper_share(contended.get("share") or 0.0, 1.0 - 1.0 / k)
+    return cheaper_producer(ev, k)
+
+
+def input_cost(ev, verdict) -> str:
+    """What the input costs, in the terms the verdict measured it: a wait, or a share of the CPU."""
+    contended = _contended(verdict)
+    if contended is not None:
+        return f"making batches takes {_pct(contended.get('share') or 0)} of the job's CPU, which training needs"
+    return f"{_pct(ev.wait_share)} of each step waits for data"
+
+
 def _where(ev):
     return (ev.loader or {}).get("where")
 
@@ -97,8 +122,8 @@ def worker_limit(ev):
 @fix("num-workers", "Make batches in more DataLoader worker processes", INPUT, 1)
 def num_workers(ev, verdict):
     kind = _input_kind(ev, verdict)
-    if kind is None or not ev.loader or ev.wait_source != "dataloader":
-        return None
+    if kind is None or not ev.loader or ev.wait_source != "dataloader" or _contended(verdict):
+        return None         # contended: more workers take more of the cores training needs
     n = ev.loader.get("num_workers") or 0
     w = ev.wait_share
     need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
@@ -134,7 +159,7 @@ def num_workers(ev, verdict):
     elif kind == "input.disk":
         k = min(k, 4.0)
     gain = more_capacity(ev, k)
-    budget = cpu_budget(ev) if kind == "input.cpu" else float("inf")
+    budget = cpu_budget(ev)      # readers spend CPU too (kernel time, copies): every kind is bounded
     bounded = ""
     if budget < gain:
         gain = budget
@@ -199,7 +224,7 @@ def hdf5_chunk_cache(ev, verdict):
     keep_handle = bool(worst.get("reopened_per_read"))
     if not resize and not keep_handle:
         return None         # the cache is already this size: nothing to change
-    gain = cheaper_producer(ev, min(amplification, 20.0))
+    gain = cheaper_input(ev, verdict, min(amplification, 20.0))
     if gain < MIN_GAIN:
         return None
     name = worst["dataset"].strip("/")
@@ -238,7 +263,7 @@ def batch_echoing(ev, verdict):
     if _input_kind(ev, verdict) is None:
         return None
     factor = 2
-    gain = cheaper_producer(ev, factor)
+    gain = cheaper_input(ev, verdict, factor)
     if gain < MIN_GAIN:
         return None
     return {
@@ -249,7 +274,7 @@ def batch_echoing(ev, verdict):
                   "and check convergence per fresh sample, not per step",
         "snippet": "for x, y in loader:\n    for _ in range(2):   # batch echoing\n        loss = loss_fn(model(x), y)\n"
                    "        optimizer.zero_grad(); loss.backward(); optimizer.step()",
-        "why": f"{_pct(ev.wait_share)} of each step waits for data while compute takes {_pct(1 - ev.wait_share)}",
+        "why": f"{input_cost(ev, verdict)}; echoing halves the batches made per step",
         "change": {"echo": factor},
     }
 
@@ -312,7 +337,7 @@ def device_preprocessing(ev, verdict):
         return None
     handwritten = ev.wait_source == "before-first-forward"
     k = 10.0 if ev.gpu else (5.0 if handwritten else 2.0)
-    gain = cheaper_producer(ev, k)
+    gain = cheaper_input(ev, verdict, k)
     if gain < MIN_GAIN:
         return None
     if handwritten:
@@ -329,8 +354,8 @@ def device_preprocessing(ev, verdict):
                    "x = augment(x)          # batched: e.g. torchvision.transforms.v2 on device tensors")
         where = _where(ev)
     return {"estimated_speedup": gain, "where": where, "detail": detail, "snippet": snippet,
-            "why": f"batch preparation is CPU-bound ({_pct(ev.producer_cpu_ratio or 0)} CPU) and takes "
-                   f"{_pct(ev.wait_share)} of each step" + ("" if ev.gpu else "; on this CPU-only machine the "
+            "why": f"batch preparation is CPU-bound ({_pct(ev.producer_cpu_ratio or 0)} CPU); {input_cost(ev, verdict)}"
+                   + ("" if ev.gpu else "; on this CPU-only machine the "
                    "gain comes from vectorising, on a GPU it is larger")}
 
 
@@ -339,7 +364,7 @@ def cache_preprocessed(ev, verdict):
     kind = _input_kind(ev, verdict)
     if kind not in ("input.cpu", "input.disk"):
         return None
-    gain = cheaper_producer(ev, 2.0)
+    gain = cheaper_input(ev, verdict, 2.0)
     if gain < MIN_GAIN:
         return None
     if kind == "input.disk":
@@ -350,7 +375,7 @@ def cache_preprocessed(ev, verdict):
                   "online, so the random numbers they draw are unchanged")
         snippet = "cache = np.lib.format.open_memmap('cache.npy', mode='w+', dtype=np.uint8, shape=(N, C, H, W))"
     return {"estimated_speedup": gain, "where": _where(ev), "detail": detail, "snippet": snippet,
-            "why": f"the same preparation is repeated every epoch; it takes {_pct(ev.wait_share)} of each step"}
+            "why": f"the same preparation is repeated every epoch; {input_cost(ev, verdict)}"}
 
 
 @fix("gpu-staging", "Stage large chunks of the data on the GPU and slice batches there", INPUT + ("transfer.h2d",), 3)

@@ -3,9 +3,10 @@ thin evidence gives a sampler-only guess with a low confidence that says so."""
 
 from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE, gather
 from gpuprof.analysis.rules import Finding, rounded
-from gpuprof.analysis.rules import compute, host_overhead, input_cpu, input_disk, input_latency, transfer_h2d
+from gpuprof.analysis.rules import (compute, host_overhead, input_contended, input_cpu, input_disk, input_latency,
+                                    transfer_h2d)
 
-RULES = (input_cpu, input_disk, input_latency, transfer_h2d, host_overhead, compute)
+RULES = (input_cpu, input_disk, input_latency, input_contended, transfer_h2d, host_overhead, compute)
 INPUT_IDS = ("input.cpu", "input.disk", "input.latency")
 LABELS = {"input.cpu": "Input-bound", "input.disk": "Input-bound (disk)", "input.latency": "Input-bound (latency)",
           "transfer.h2d": "Transfer-bound", "compute": "Compute-bound", "host.overhead": "Host-bound"}
@@ -56,6 +57,8 @@ def _choose(findings):
 
 def summary(finding: Finding) -> str:
     label = LABELS.get(finding.bottleneck, finding.bottleneck)
+    if finding.evidence.get("contended"):
+        return f"Input-bound (contended): {finding.reason}."
     if finding.bottleneck in INPUT_IDS:
         return f"{label}: {finding.share:.0%} of each step waits on {finding.reason}."
     if finding.bottleneck == "compute":

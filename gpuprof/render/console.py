@@ -188,7 +188,8 @@ def loop_table(report: dict):
 @section
 def loader_tables(report: dict):
     parts = []
-    for loader in report.get("dataloaders") or []:
+    split = (((report.get("verdict") or {}).get("evidence") or {}).get("producer_time_split"))
+    for index, loader in enumerate(report.get("dataloaders") or []):
         table = Table(title=f"\nDataLoader at {loader.get('where') or '?'}", title_justify="left",
                       show_header=False, box=None, padding=(0, 2))
         table.add_column(style="dim")
@@ -202,6 +203,11 @@ def loader_tables(report: dict):
         ratio = producer.get("cpu_per_wall")
         table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
                       f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
+        if index == 0 and split:
+            table.add_row("their time", "  ".join(f"{name.replace('_', ' ')} {pct(share)}" for name, share in split.items()
+                                                  if share is not None))
+        if loader.get("built_in"):
+            table.add_row("built by", f"{loader.get('framework') or 'a library'} at {loader['built_in']}")
         table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {plural(loader.get('batches'), 'batch', 'batches')}")
         if loader.get("num_workers") and loader.get("epochs"):
             epochs = loader["epochs"]

@@ -209,3 +209,42 @@ def test_hand_written_loop_waiting_on_latency_gets_a_prefetch_thread():
     fixes = advice_of(sections(wait=0.6, source="before-first-forward", cpu=0.05))
     assert "background-prefetch" in fixes
     assert "ThreadPoolExecutor" in fixes["background-prefetch"]["snippet"]
+
+
+def contended(wait=0.05, queued=0.35, producer_cpu_s=8.4, cores_busy=2.0, idle=0.02):
+    data = sections(wait=wait, workers=2, cpu=0.6, cores_busy=cores_busy, idle=idle)
+    producer = data["dataloaders"][0]["producer"]
+    producer["runqueue_s"] = queued * producer["wall_s"]
+    producer["cpu_s"] = producer_cpu_s                  # over the 12 s window: 0.7 cores of the 2 busy
+    producer["system_cpu_s"] = 0.0
+    return data
+
+
+def test_workers_starved_of_cpu_without_a_wait_are_input_bound_contended():
+    verdict, fixes = judge(contended())
+    assert verdict["bottleneck"] == "input.cpu" and verdict["evidence"]["contended"] is True
+    assert verdict["share"] == pytest.approx(0.35)
+    assert verdict["summary"].startswith("Input-bound (contended)")
+    assert "num-workers" not in fixes and fixes[0] in ("batch-echoing", "cache-preprocessed", "device-preprocessing")
+
+
+def test_contended_estimates_save_a_share_of_the_cpu():
+    result = classify(contended(producer_cpu_s=9.6, cores_busy=2.0))       # 0.8 of 2 cores: 40% of the CPU
+    advice = {a["id"]: a for a in advise(result["evidence"], result["verdict"], result["findings"])}
+    assert result["verdict"]["share"] == pytest.approx(0.4)
+    assert advice["batch-echoing"]["estimated_speedup"] == pytest.approx(1 / (1 - 0.4 * 0.5), abs=0.01)
+    assert "of the job's CPU" in advice["batch-echoing"]["why"]
+
+
+def test_an_idle_core_or_unqueued_workers_are_not_contended():
+    assert judge(contended(idle=0.4))[0]["bottleneck"] == "compute"
+    assert judge(contended(queued=0.05))[0]["bottleneck"] == "compute"
+
+
+@pytest.mark.parametrize("user", [0.38, 0.42, 0.47])
+def test_a_reader_that_also_decodes_gets_one_verdict(user):
+    # Cold files and real CPU work: CPU/wall ~0.7, user time varying run to run. The larger part of
+    # the producers' time (reading: kernel + blocked) decides, the same every time.
+    verdict, _ = judge(sections(wait=0.6, cpu=0.7, user=user, read_rate=50e6))
+    assert verdict["bottleneck"] == "input.disk"
+    assert verdict["evidence"]["producer_time_split"]["reading"] > verdict["evidence"]["producer_time_split"]["computing"]

@@ -2,7 +2,7 @@
 
 from gpuprof.analysis.evidence import INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, producer_kind, who
+from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, who
 
 
 def evaluate(ev):
@@ -11,6 +11,7 @@ def evaluate(ev):
     corroborated = (ev.iowait or 0) > 0.05 or (ev.io_pressure or 0) > 0.1 or (ev.disk_busy or 0) > 0.3
     user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ev.producer_cpu_ratio
     confidence = step_confidence(ev) * (0.9 if corroborated else 0.75) * (0.7 + 0.3 * clamp(1 - user / 0.4))
+    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
     rate = (ev.producer_disk_rate or 0) / 1e6
     return Finding("input.disk", ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"waiting on disk reads ({rate:.0f} MB/s while producing)"))

@@ -3,13 +3,14 @@
 
 from gpuprof.analysis.evidence import INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, producer_kind, who
+from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, who
 
 
 def evaluate(ev):
     if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "latency":
         return None
     confidence = step_confidence(ev) * (0.55 + 0.4 * clamp((0.35 - ev.producer_cpu_ratio) / 0.3))
+    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
     return Finding("input.latency", ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"idle while producing ({ev.producer_cpu_ratio:.0%} CPU, little disk): "
                           "waiting on something slow (a remote store, a lock, a sleep)"))

@@ -1,27 +1,50 @@
 """What the producers of the data were doing while the training loop waited: shared by the three
 input rules so that exactly one of them claims a given wait."""
 
-from gpuprof.analysis.evidence import CPU_BOUND_RATIO, CPU_CONTENDED_RATIO, DISK_RATE, USER_BOUND_RATIO
+from gpuprof.analysis.evidence import DISK_RATE
 from gpuprof.analysis.rules import rounded
 
 
-def producer_kind(ev):
-    """'disk', 'cpu' or 'latency' (None without any producer figure)."""
+def producer_split(ev):
+    """How the producers' time divides, as shares of their wall time: `reading` (kernel time and
+    blocked time of a producer that reads real disk bytes), `computing` (CPU work), `waiting_for_cpu`
+    (runnable, no core free) and `other` (blocked on something that is not the disk: a remote
+    store, a lock, a sleep). None without producer figures."""
     ratio = ev.producer_cpu_ratio
     if ratio is None:
         return None
     user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ratio
+    kernel = max(ratio - user, 0.0)
+    queued = max((ev.producer_runnable_ratio if ev.producer_runnable_ratio is not None else ratio) - ratio, 0.0)
+    blocked = max(1.0 - ratio - queued, 0.0)
     reads_disk = (ev.producer_disk_rate or 0.0) >= DISK_RATE and \
         (ev.producer_real_read_ratio is None or ev.producer_real_read_ratio >= 0.3)
-    # Reading costs kernel time (and, on a fast or virtual disk, much of it): a producer that
-    # reads from the disk and spends little user time preparing is waiting on storage.
-    if reads_disk and (ratio < CPU_BOUND_RATIO or user < USER_BOUND_RATIO):
-        return "disk"
-    # Waiting for a CPU is being CPU-bound too: oversubscribed workers run only part of the time.
-    runnable = ev.producer_runnable_ratio if ev.producer_runnable_ratio is not None else ratio
-    if runnable >= CPU_BOUND_RATIO or (ratio >= CPU_CONTENDED_RATIO and ev.contended):
-        return "cpu"
-    return "latency"
+    if reads_disk:
+        return {"reading": kernel + blocked, "computing": user, "waiting_for_cpu": queued, "other": 0.0}
+    return {"reading": 0.0, "computing": ratio, "waiting_for_cpu": queued, "other": blocked}
+
+
+def producer_kind(ev):
+    """'disk', 'cpu' or 'latency' (None without any producer figure): whichever part of the
+    producers' time is largest. Waiting for a CPU counts as CPU-bound (oversubscribed producers run
+    only part of the time). Deciding by the larger part keeps one program's verdict stable where
+    fixed thresholds flipped with small changes in user time."""
+    split = producer_split(ev)
+    if split is None:
+        return None
+    parts = {"disk": split["reading"], "cpu": split["computing"] + split["waiting_for_cpu"],
+             "latency": split["other"]}
+    return max(parts, key=parts.get)
+
+
+def kind_margin(ev) -> float:
+    """How far the winning part of the producers' time is ahead of the next (0..1): confidence
+    falls near the boundary."""
+    split = producer_split(ev)
+    if split is None:
+        return 0.0
+    parts = sorted([split["reading"], split["computing"] + split["waiting_for_cpu"], split["other"]], reverse=True)
+    return parts[0] - parts[1]
 
 
 def input_evidence(ev) -> dict:
@@ -42,6 +65,7 @@ def input_evidence(ev) -> dict:
         "iowait": rounded(ev.iowait),
         "io_pressure": rounded(ev.io_pressure),
         "cpu_pressure": rounded(ev.cpu_pressure),
+        "producer_time_split": {k: rounded(v) for k, v in (producer_split(ev) or {}).items()} or None,
     }
 
 
