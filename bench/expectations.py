@@ -1,4 +1,7 @@
-"""What gpuprof should say about each example: shared by bench/accuracy.py and the example tests."""
+"""What gpuprof should say about each example: shared by bench/accuracy.py and the example tests.
+
+Each entry: (verdict, or several joined by '|' where the machine decides between them, a check of
+the ranked fix ids, what the check means)."""
 
 EXPECTED = {
     "cpu_starved.py": ("input.cpu", lambda ids: ids[:1] == ["num-workers"], "num-workers first"),
@@ -11,5 +14,11 @@ EXPECTED = {
                  "not led by num-workers or uint8-transfer"),
     "sparse_to_dense.py": ("input.cpu", lambda ids: bool({"device-preprocessing", "gpu-staging"} & set(ids[:3])),
                            "device-preprocessing or gpu-staging in the top three"),
+    "contended_workers.py": ("input.cpu", lambda ids: bool(ids) and ids[0] != "num-workers",
+                             "a cheaper producer first, not num-workers"),
+    "memmap_batcher.py": ("input.cpu", lambda ids: bool({"device-preprocessing", "loader-workers"} & set(ids[:3])),
+                          "vectorise or build in workers, in the top three"),
+    "cold_decode.py": ("input.cpu|input.disk", lambda ids: "cache-preprocessed" in ids[:4],
+                       "cache-preprocessed in the top four"),
     "saturated_workers.py": ("input.cpu", lambda ids: not ids or ids[0] != "num-workers", "num-workers not first"),
 }

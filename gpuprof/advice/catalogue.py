@@ -6,6 +6,7 @@ bottlenecks it addresses and its effort (1 a setting, 2 a few lines, 3 a redesig
 
 import math
 
+from gpuprof.analysis.evidence import HANDWRITTEN
 from gpuprof.advice.model import cheaper_producer, cheaper_share, cpu_budget, more_capacity, next_prime
 
 CATALOGUE = []
@@ -283,7 +284,7 @@ def batch_echoing(ev, verdict):
 def background_prefetch(ev, verdict):
     """A hand-written loop (no DataLoader) that waits on reads or a remote store: threads wait in
     parallel with compute (waiting releases the GIL), so the step becomes max(compute, wait / n)."""
-    if _input_kind(ev, verdict) not in ("input.latency", "input.disk") or ev.wait_source != "before-first-forward":
+    if _input_kind(ev, verdict) not in ("input.latency", "input.disk") or ev.wait_source not in HANDWRITTEN:
         return None
     w = ev.wait_share or 0.0
     threads = min(8, max(2, math.ceil(w / max(1 - w, 0.05))))
@@ -302,6 +303,35 @@ def background_prefetch(ev, verdict):
         "why": f"{_pct(w)} of each step is spent making the batch before the forward, "
                f"{_pct(1 - (ev.producer_cpu_ratio or 0))} of it waiting (not computing): "
                f"{threads} threads can wait side by side",
+    }
+
+
+@fix("loader-workers", "Make the batches in DataLoader workers instead of the training loop", ("input.cpu",), 2)
+def loader_workers(ev, verdict):
+    """A hand-written loop that builds its batches on the CPU in the training thread: worker
+    processes build them alongside compute, as far as the cores allow (the CPU bound)."""
+    if _input_kind(ev, verdict) != "input.cpu" or ev.wait_source not in HANDWRITTEN:
+        return None
+    workers = max(2, min(ev.cpu_count, 4))
+    k = min(workers, max(ev.cpu_count - 1, 1))
+    gain = min(more_capacity(ev, k), cpu_budget(ev))
+    if gain < MIN_GAIN:
+        return None
+    function = (ev.data_where or "get_batch").split(" (", 1)[0]
+    return {
+        "estimated_speedup": gain, "where": None,
+        "detail": f"wrap {function} in an IterableDataset and iterate a DataLoader with {workers} workers, so the "
+                  "next batches are built while the model trains. Randomness: each worker draws from its own "
+                  "random stream, so the batches differ from today's (seed each worker for repeatable runs)",
+        "snippet": ("class Batches(torch.utils.data.IterableDataset):\n"
+                    "    def __iter__(self):\n"
+                    "        while True:\n"
+                    f"            yield {function}()\n"
+                    f"batches = iter(DataLoader(Batches(), batch_size=None, num_workers={workers}, "
+                    "persistent_workers=True))\n"
+                    "x, y = next(batches)          # in place of the call in the loop"),
+        "why": f"{input_cost(ev, verdict)}, built in the training thread; {workers} workers overlap it with compute, "
+               f"bounded by the CPU: producers and compute must fit on {ev.cpu_count} cores",
     }
 
 
@@ -335,12 +365,18 @@ def concurrent_fetch(ev, verdict):
 def device_preprocessing(ev, verdict):
     if _input_kind(ev, verdict) != "input.cpu":
         return None
-    handwritten = ev.wait_source == "before-first-forward"
+    handwritten = ev.wait_source in HANDWRITTEN
     k = 10.0 if ev.gpu else (5.0 if handwritten else 2.0)
     gain = cheaper_input(ev, verdict, k)
     if gain < MIN_GAIN:
         return None
-    if handwritten:
+    if ev.wait_source == "sampled":
+        detail = (f"build each batch in {ev.data_where or 'the batch function'} with whole-batch tensor ops (one "
+                  "index or gather for all rows, vectorised clean-up) instead of per-row Python work")
+        snippet = ("rows = data[idx]             # one fancy index for the whole batch, not a slice per row\n"
+                   "batch = torch.as_tensor(rows).to(device, non_blocking=True)")
+        where = None
+    elif handwritten:
         detail = ("build each batch with one vectorised op on the device (index_put_/scatter_ or a sparse "
                   "tensor's to_dense()) instead of per-row Python loops on the host")
         snippet = ("rows = torch.repeat_interleave(torch.arange(B), lengths)        # row of every nonzero\n"

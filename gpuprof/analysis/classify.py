@@ -28,6 +28,9 @@ def classify(sections: dict, nothing_to_judge: str = None) -> dict:
         verdict = _sampler_only(ev, sections)
         return {"verdict": verdict, "findings": [], "evidence": ev}
     findings = [f for f in (rule.evaluate(ev) for rule in RULES) if f is not None]
+    if any(f.evidence.get("contended") for f in findings):
+        # One input.cpu finding: the contended one says what the input costs (CPU, and its wait).
+        findings = [f for f in findings if f.bottleneck != "input.cpu" or f.evidence.get("contended")]
     verdict = _choose(findings)
     if verdict is None:
         verdict = Finding("compute", 1.0 - (ev.wait_share or 0.0), 0.3, {"data_wait_share": rounded(ev.wait_share)},

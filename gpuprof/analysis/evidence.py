@@ -15,6 +15,8 @@ USER_BOUND_RATIO = 0.40     # producer user-space CPU over wall: preparing, not 
 CPU_CONTENDED_RATIO = 0.35  # ... enough when the machine has no idle core left
 DISK_RATE = 5e6             # producer real disk reads, bytes per second of producing
 MIN_STEPS = 20              # steps for full confidence
+#: Wait sources of loops that make their batches in the training thread, without a DataLoader.
+HANDWRITTEN = ("before-first-forward", "sampled")
 
 
 @dataclass
@@ -51,19 +53,22 @@ class Evidence:
     process_rss: int = None               # the largest resident size of one process of the job
     data_parallel: bool = False
     probes: bool = True
+    data_where: str = None                # the data-making function sampled inside the step
 
     @property
     def inline_producer(self) -> bool:
         """Batches are made in the training thread itself (num_workers=0, or a hand-written loop)."""
-        if self.wait_source == "before-first-forward":
+        if self.wait_source in HANDWRITTEN:
             return True
         return bool(self.loader) and not self.loader.get("num_workers")
 
     @property
     def contended(self) -> bool:
-        """No idle core: the machine's CPUs are all in use."""
+        """No idle core: the machine's CPUs are all in use (over the run, or the job alone over the
+        measured steps)."""
         return (self.machine_idle is not None and self.machine_idle < 0.15) or \
-            (self.cpu_pressure is not None and self.cpu_pressure > 0.25)
+            (self.cpu_pressure is not None and self.cpu_pressure > 0.25) or \
+            (self.cores_busy is not None and self.cores_busy >= 0.85 * self.cpu_count)
 
 
 def gather(sections: dict) -> Evidence:
@@ -106,9 +111,13 @@ def gather(sections: dict) -> Evidence:
             ev.producer_real_read_ratio = producer.get("read_bytes", 0) / chars if chars else None
             if ev.window_s:
                 ev.producer_cores = producer.get("cpu_s", 0.0) / ev.window_s
-    if ev.wait_source == "before-first-forward" and steps.get("data_wait_cpu_share") is not None:
+    if ev.wait_source in HANDWRITTEN and steps.get("data_wait_cpu_share") is not None:
         ev.producer_cpu_ratio = ev.producer_user_ratio = steps["data_wait_cpu_share"]
+        ev.producer_runnable_ratio = None
         ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
+        ev.data_where = steps.get("data_wait_where")
+        if (steps.get("data_wait_disk_share") or 0.0) >= 0.3:      # sampled waiting on the disk
+            ev.producer_disk_rate, ev.producer_real_read_ratio = DISK_RATE, None
     gpus = system.get("gpus") or []
     used = job_gpus(gpus)
     if used:

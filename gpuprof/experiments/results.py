@@ -27,8 +27,12 @@ def estimate_for(variant: dict, baseline: dict):
     num-workers estimate only when it is the advised value."""
     settings = variant.get("settings") or {}
     if settings.get("ceiling"):
-        wait = ((baseline or {}).get("steps") or {}).get("data_wait_share")
-        return round(1.0 / max(1.0 - wait, 1e-6), 2) if wait is not None else None
+        verdict = (baseline or {}).get("verdict") or {}
+        if (verdict.get("evidence") or {}).get("contended"):
+            share = verdict.get("share")       # the input's share of the CPU, not a wait
+        else:
+            share = ((baseline or {}).get("steps") or {}).get("data_wait_share")
+        return round(1.0 / max(1.0 - share, 1e-6), 2) if share is not None else None
     fix = variant.get("fix")
     for item in (baseline or {}).get("advice") or []:
         change = item.get("change") or {}
@@ -81,7 +85,7 @@ def _exit_code(experiment) -> int:
 def _baseline_row(baselines: dict) -> dict:
     steps = [s for s in (_step(r["report"]) for r in baselines.values()) if s]
     median = statistics.median(steps) if steps else None
-    return {"label": "baseline", "settings": {}, "fix": None, "caution": None,
+    return {"label": "baseline", "same_as_baseline": True, "settings": {}, "fix": None, "caution": None,
             "rounds": len(baselines), "step_s": [round(s, 6) for s in steps],
             "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
             "speedup": 1.0 if median else None, "speedup_min": None, "speedup_max": None, "estimate": None,
@@ -101,8 +105,9 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
                 ratios.append(base / step)
     median = statistics.median(steps) if steps else None
     applied, error = _application(runs)
+    as_now = _as_now(variant.get("settings") or {}, baseline_report)
     return {
-        "label": variant["label"], "settings": variant["settings"], "fix": variant.get("fix"),
+        "label": variant["label"] + (" (as now)" if as_now else ""), "same_as_baseline": as_now, "settings": variant["settings"], "fix": variant.get("fix"),
         "caution": variant.get("caution"), "rounds": len(runs), "step_s": [round(s, 6) for s in steps],
         "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
         "speedup": statistics.median(ratios) if ratios else None,
@@ -113,6 +118,17 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "applied": applied, "error": error,
         "run_dirs": [r["run_dir"] for r in runs],
     }
+
+
+LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
+
+
+def _as_now(settings: dict, baseline_report: dict) -> bool:
+    """A --set value the program already uses: the row measures noise, not a change."""
+    loaders = (baseline_report or {}).get("dataloaders") or []
+    if not settings or not loaders or not set(settings) <= set(LOADER_KEYS):
+        return False
+    return all(loaders[0].get(k) == v for k, v in settings.items())
 
 
 def _application(runs: list):
@@ -130,7 +146,7 @@ def _application(runs: list):
 def _best(rows: list):
     """The fastest variant whose gain is more than noise, else None."""
     candidates = [r for r in rows[1:] if r.get("speedup") and not r["failed"] and r["speedup"] > 1 + SAME
-                  and not (r["settings"] or {}).get("ceiling")]
+                  and not (r["settings"] or {}).get("ceiling") and not r.get("same_as_baseline")]
     if not candidates:
         return None
     return max(candidates, key=lambda r: r["speedup"])["label"]

@@ -110,6 +110,8 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     else:
         stream.add(now, None, None)
     state["count"] += 1
+    if state["count"] == 1:
+        _start_sampling()
     state["last_end"] = now
     state["last_optimizer"] = id(optimizer) if optimizer is not None else None
     state["first_forward"] = None
@@ -171,6 +173,17 @@ def _first_forward(module, inputs):
     return None
 
 
+def _start_sampling() -> None:
+    """Sample where this (training) thread spends its steps, from the first step on."""
+    if boot.settings().get("sample_stacks", True) is False:
+        return
+    try:
+        from . import sampling
+        sampling.start(threading.get_ident(), threading.get_native_id())
+    except Exception:
+        pass
+
+
 def _check_step_limit() -> bool:
     """With `gpuprof run --steps N`: True once N measured steps are done (the first step, start-up,
     and the warm-up steps are not measured)."""
@@ -206,6 +219,11 @@ def _flush() -> None:
 
 
 def _reset_in_child() -> None:
+    try:
+        from . import sampling
+        sampling.reset_in_child()
+    except Exception:
+        pass
     _state.update(stream=Stream("step", ("f", "fc")), bstream=Stream("bstep", ("f", "fc")), last_end=None,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0)

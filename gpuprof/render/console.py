@@ -176,7 +176,9 @@ def loop_table(report: dict):
                   f"{plural(steps.get('warmup', 0), 'warm-up step')}")
     table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}")
     wait_from = {"dataloader": "blocked in the DataLoader",
-                 "before-first-forward": "between a step's end and the next forward"}.get(steps.get("data_wait_source"), "")
+                 "before-first-forward": "between a step's end and the next forward",
+                 "sampled": f"making batches inside the step, in {steps.get('data_wait_where') or 'host code'} (sampled)"
+                 }.get(steps.get("data_wait_source"), "")
     table.add_row("data wait", f"{pct(steps.get('data_wait_share'))} of step time {wait_from}"
                   if steps.get("data_wait_share") is not None else "n/a")
     if steps.get("samples_per_second"):

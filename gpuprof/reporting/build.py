@@ -6,6 +6,7 @@ import gpuprof
 from gpuprof.advice.rank import advise
 from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
+from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
@@ -155,6 +156,9 @@ def probe_sections(groups: list, meta: dict) -> dict:
     batches = kind("batch")
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
     steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup, backward_steps=kind("bstep"))
+    samples = [e for e in kind("stack_samples") if e.get("pid") == steps.get("pid")]
+    steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
+    use_sampled_batching(steps)
     notes = []
     if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")

@@ -237,7 +237,7 @@ def test_contended_estimates_save_a_share_of_the_cpu():
 
 
 def test_an_idle_core_or_unqueued_workers_are_not_contended():
-    assert judge(contended(idle=0.4))[0]["bottleneck"] == "compute"
+    assert judge(contended(idle=0.4, cores_busy=1.2))[0]["bottleneck"] == "compute"
     assert judge(contended(queued=0.05))[0]["bottleneck"] == "compute"
 
 

@@ -7,7 +7,7 @@ Evidence: workers that wait for a core a large part of their time (runqueue), no
 machine, and a large share of the job's CPU spent making batches. That share is the input's cost:
 with the input free, the whole CPU would go to training, so the speed-up is 1 / (1 - share)."""
 
-from gpuprof.analysis.evidence import INPUT_NOTABLE
+from gpuprof.analysis.evidence import INPUT_BOUND
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 from gpuprof.analysis.rules.inputs import input_evidence
 
@@ -26,13 +26,14 @@ def evaluate(ev):
     loader = ev.loader or {}
     if not loader.get("num_workers") or ev.wait_source != "dataloader" or ev.wait_share is None:
         return None
-    if ev.wait_share >= INPUT_NOTABLE:
-        return None          # a visible wait: the ordinary input rules speak
+    if ev.wait_share >= INPUT_BOUND:
+        return None          # a large visible wait: the ordinary input rules speak
     runnable, ratio = ev.producer_runnable_ratio, ev.producer_cpu_ratio
     if runnable is None or ratio is None:
         return None
     queued = runnable - ratio
     share = input_cpu_share(ev)
+    share = max(share, ev.wait_share) if share is not None else None
     if queued < QUEUED or share is None or share < INPUT_CPU_SHARE or not ev.contended:
         return None
     confidence = step_confidence(ev) * (0.5 + 0.25 * clamp((queued - QUEUED) / 0.3)

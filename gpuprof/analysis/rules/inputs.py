@@ -71,6 +71,9 @@ def input_evidence(ev) -> dict:
 
 def who(ev, state: str) -> str:
     """'the DataLoader at train.py:42, whose single process is <state>', '... whose 4 workers are <state>'."""
+    if ev.wait_source == "sampled":
+        return (f"the batch construction inside each step, in {ev.data_where or 'host code'} (sampled; no "
+                f"DataLoader), which is {state}")
     if ev.wait_source == "before-first-forward" or not ev.loader:
         return f"the batch preparation before each forward (no DataLoader), which is {state}"
     where = ev.loader.get("where") or "?"

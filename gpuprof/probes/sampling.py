@@ -1,0 +1,162 @@
+"""Where the training thread spends its step, sampled: forward, backward, optimizer, the DataLoader,
+or the user's own host code by function. This finds batch construction wherever it sits in a step
+(the "make the next batch between forward and backward" idiom of hand-written loops), which no
+wait measures.
+
+A thread of its own, started in a process only once it has stepped, reads the training thread's
+stack 50 times a second (sys._current_frames: no signal, nothing in the training thread) and
+writes the counts once a second. Classifying a frame is cached per code object."""
+
+import os
+import re
+import sys
+import threading
+import time
+
+from . import boot
+
+INTERVAL = 0.02
+MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest count as "other host code"
+
+_state = {"thread": None, "stop": None}
+_kind_of_code = {}          # code object -> marker kind, "user", or None (library frame to pass over)
+
+_TORCH_MARKERS = (       # (kind, path fragment, function names or None for any)
+    ("backward", "torch/_tensor.py", ("backward",)),
+    ("backward", "torch/autograd/", None),
+    ("optimizer", "torch/optim/", None),
+    ("forward", "torch/nn/modules/module.py", ("_call_impl", "_wrapped_call_impl")),
+    ("dataloader", "torch/utils/data/", None),
+)
+_PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def start(thread_ident: int, native_id: int = None) -> None:
+    """Start sampling the thread `thread_ident` (once per process); `native_id` lets each sample
+    also note whether that thread was running, waiting for the disk, or sleeping."""
+    if _state["thread"] is not None:
+        return
+    stop = threading.Event()
+    thread = threading.Thread(target=_run, args=(thread_ident, native_id, stop), name="gpuprof-sampler",
+                              daemon=True)
+    _state.update(thread=thread, stop=stop)
+    thread.start()
+    boot.at_close(_stop)
+
+
+def _stop() -> None:
+    """At exit: stop sampling and let the thread write its last counts before the file closes."""
+    thread, stop = _state["thread"], _state["stop"]
+    if thread is None:
+        return
+    stop.set()
+    if thread is not threading.current_thread():
+        thread.join(timeout=0.2)
+
+
+def reset_in_child() -> None:
+    """A forked child has no sampler thread (threads do not survive fork)."""
+    _state.update(thread=None, stop=None)
+
+
+def _classify(code):
+    kind = _kind_of_code.get(code, False)
+    if kind is not False:
+        return kind
+    path = code.co_filename.replace(os.sep, "/")
+    kind = None
+    library = _is_library(path)
+    for name, fragment, functions in _TORCH_MARKERS:
+        if fragment in path and (functions is None or code.co_name in functions):
+            kind = name
+            break
+    if kind is None and not path.startswith("<") and not library and \
+            not os.path.abspath(code.co_filename).startswith(_PROBES_DIR):
+        kind = "user"
+    _kind_of_code[code] = kind
+    return kind
+
+
+_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d")
+
+
+def _is_library(path: str) -> bool:
+    return bool(_LIBRARY.search(path))
+
+
+def sample(frame):
+    """('forward' | 'backward' | 'optimizer' | 'dataloader' | 'host', the innermost user function
+    as 'name (file:line)' for host time, else None)."""
+    user = None
+    while frame is not None:
+        kind = _classify(frame.f_code)
+        if kind == "user":
+            if user is None:
+                code = frame.f_code
+                user = f"{code.co_name} ({_display(code.co_filename)}:{code.co_firstlineno})"
+        elif kind is not None:
+            return kind, None
+        frame = frame.f_back
+    return "host", user
+
+
+def _display(filename: str) -> str:
+    try:
+        rel = os.path.relpath(filename)
+    except ValueError:
+        return filename
+    return filename if rel.startswith("..") else rel
+
+
+def _thread_state(fd):
+    """'R' running or runnable, 'D' waiting for the disk, 'S' sleeping (a lock, a socket, a sleep)."""
+    if fd is None:
+        return "?"
+    try:
+        text = os.pread(fd, 512, 0)
+        state = text.rsplit(b")", 1)[1].split()[0].decode()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return "?"
+    return state if state in ("R", "D") else "S"
+
+
+def _run(ident: int, native_id, stop) -> None:
+    counts = {}
+    next_emit = time.monotonic() + 1.0
+    current_frames = sys._current_frames
+    fd = None
+    if native_id is not None:
+        try:
+            fd = os.open(f"/proc/self/task/{native_id}/stat", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            fd = None
+    while not stop.wait(INTERVAL):
+        try:
+            state = _thread_state(fd)
+            frame = current_frames().get(ident)
+            if frame is None:
+                break               # the training thread is gone
+            kind, function = sample(frame)
+            del frame
+            key = kind if kind != "host" else "host:" + (function or "?")
+            if key not in counts and len(counts) >= MAX_FUNCTIONS * 3:
+                key = "host:other host code"
+            key = f"{key}|{state}"
+            counts[key] = counts.get(key, 0) + 1
+            now = time.monotonic()
+            if now >= next_emit:
+                boot.emit({"k": "stack_samples", "t": now, "interval": INTERVAL, "counts": counts})
+                counts = {}
+                next_emit = now + 1.0
+        except Exception:
+            break
+    if counts:
+        try:
+            boot.emit({"k": "stack_samples", "t": time.monotonic(), "interval": INTERVAL, "counts": counts})
+        except Exception:
+            pass
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
