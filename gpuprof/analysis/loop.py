@@ -5,7 +5,7 @@ parameters by hand); without those, from successive batches of the dominant Data
 for hand-written batching loops, the host time between a step's end and the next first forward.
 The first step (start-up) and any warm-up steps are left out of the window."""
 
-from gpuprof.analysis.series import count, durations, total, weighted_median
+from gpuprof.analysis.series import count, durations, total, weighted_median, weighted_quantile
 
 MIN_STEPS_FOR_CONFIDENCE = 20
 
@@ -118,7 +118,8 @@ def _steady(step_durations) -> dict:
         elif seen + weight > skip:
             kept.append((duration, seen + weight - skip))
         seen += weight
-    return {"median_step_s": weighted_median(kept), "steps": sum(w for _, w in kept), "skipped": skip}
+    return {"median_step_s": weighted_median(kept), "p25_step_s": weighted_quantile(kept, 0.25),
+            "p75_step_s": weighted_quantile(kept, 0.75), "steps": sum(w for _, w in kept), "skipped": skip}
 
 
 def _expand_marks(boundaries):

@@ -41,6 +41,11 @@ def durations(events):
 
 def weighted_median(pairs):
     """Median of (value, weight) pairs."""
+    return weighted_quantile(pairs, 0.5)
+
+
+def weighted_quantile(pairs, q: float):
+    """The q-quantile (0..1) of (value, weight) pairs."""
     pairs = sorted((v, w) for v, w in pairs if v is not None and w)
     total_weight = sum(w for _, w in pairs)
     if not total_weight:
@@ -48,6 +53,6 @@ def weighted_median(pairs):
     running = 0.0
     for value, weight in pairs:
         running += weight
-        if running >= total_weight / 2:
+        if running >= total_weight * q:
             return value
     return pairs[-1][0]

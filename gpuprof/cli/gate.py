@@ -1,7 +1,7 @@
 """`gpuprof gate REPORT`: pass or fail a saved run against thresholds and a baseline (exit 0/1/2)."""
 
 import os
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -12,12 +12,13 @@ FLAG_HELP = {
     "max_data_wait": "Fail when the data-wait share of step time is above F (0..1).",
     "min_samples_per_second": "Fail when throughput is below F samples/s.",
     "min_gpu_util": "Fail when mean GPU utilisation is below F (0..1).",
-    "max_regression": "Fail when the steady median step time is more than F slower than the baseline's (0.15 = 15%).",
+    "max_regression": "Fail when the steady median step time is more than F slower than the baseline's (0.15 = 15%) "
+                      "and the change is beyond the noise of the two sides.",
 }
 
 
 def run_gate(report_path: str, report: dict = None, baseline_path=None, config=None, flags=None,
-             junit=None, markdown=None, force=False, cwd=".") -> int:
+             junit=None, markdown=None, force=False, cwd=".", round_paths=(), baseline_round_paths=()) -> int:
     """Load, decide, write the outputs, show the table; returns 0 (pass) or 1 (fail).
     Bad input raises UsageProblem (exit 2)."""
     from gpuprof.gate import config as gate_config
@@ -38,7 +39,11 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
         if report is None:
             report = load_report(report_path)
         baseline = load_report(baseline_path) if baseline_path else None
-        result = decide(report, thresholds, baseline, force)
+        rounds = [load_report(path) for path in round_paths]
+        baseline_rounds = [load_report(path) for path in baseline_round_paths]
+        if baseline_rounds and baseline is None:
+            raise GateInputError("more baseline runs were given without a first --baseline")
+        result = decide(report, thresholds, baseline, force, rounds, baseline_rounds)
     except GateInputError as exc:
         raise UsageProblem(str(exc))
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
@@ -84,7 +89,12 @@ def show_table(result, source) -> None:
 @app.command(cls=Command)
 def gate(
     report: str = typer.Argument(..., metavar="REPORT", help="A report JSON or a run folder."),
-    baseline: Optional[str] = typer.Option(None, "--baseline", metavar="REPORT", help="Compare step time with this run."),
+    baseline: Optional[List[str]] = typer.Option(None, "--baseline", metavar="REPORT",
+                                                 help="Compare step time with this run; repeat it for several runs "
+                                                      "(rounds) of the baseline."),
+    rounds: Optional[List[str]] = typer.Option(None, "--round", metavar="REPORT",
+                                               help="Another run of the code under test (a round); the regression "
+                                                    "check takes the median over rounds and their noise."),
     config: Optional[str] = typer.Option(None, "--config", metavar="FILE", help="TOML with [tool.gpuprof.gate] (default: pyproject.toml from the cwd upward)."),
     max_data_wait: Optional[float] = typer.Option(None, "--max-data-wait", metavar="F", help=FLAG_HELP["max_data_wait"]),
     min_samples_per_second: Optional[float] = typer.Option(None, "--min-samples-per-second", metavar="F", help=FLAG_HELP["min_samples_per_second"]),
@@ -99,5 +109,7 @@ def gate(
     check_all((junit, "--junit"), (markdown, "--markdown"))
     flags = {"max_data_wait": max_data_wait, "min_samples_per_second": min_samples_per_second,
              "min_gpu_util": min_gpu_util, "max_regression": max_regression}
-    return run_gate(report, baseline_path=baseline, config=config, flags=flags, junit=junit,
-                    markdown=markdown, force=force)
+    baselines = list(baseline or [])
+    return run_gate(report, baseline_path=baselines[0] if baselines else None, config=config, flags=flags,
+                    junit=junit, markdown=markdown, force=force, round_paths=list(rounds or []),
+                    baseline_round_paths=baselines[1:])

@@ -14,7 +14,7 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     """The run itself (the demo calls it too); returns the exit status. An option left None takes
     its value from [tool.gpuprof.run] in pyproject.toml, else gpuprof's default."""
     from gpuprof.cli.run_config import settle
-    from gpuprof.launch.command import resolve
+    from gpuprof.launch.command import from_cli
     from gpuprof.launch.session import RunOptions, RunSession
 
     settings = settle({"out": out, "interval": interval, "probes": probes, "gpu": gpu, "live": live,
@@ -23,14 +23,7 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     live, quiet, python = settings["live"], settings["quiet"], settings["python"]
 
     target = list(target or [])
-    if command_mode:
-        command = resolve(command=target)
-    elif module is not None:
-        command = resolve(module=module, args=target, python=python)
-    elif target:
-        command = resolve(script=target[0], args=target[1:], python=python)
-    else:
-        raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
+    command = from_cli(target, module=module, command_mode=command_mode, python=python)
     if not 0.01 <= interval <= 60:
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
     if steps is not None and steps < 1:

@@ -65,18 +65,11 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     from gpuprof.experiments import variants as kinds
     from gpuprof.experiments.results import summarise
     from gpuprof.experiments.runner import Experiment, Interrupted, Plan, Settings, say_to_stderr, stderr_tail
-    from gpuprof.launch.command import resolve
+    from gpuprof.launch.command import from_cli
     from gpuprof.reporting.outputs import check_all
 
     target = list(target or [])
-    if command_mode:
-        command = resolve(command=target)
-    elif module is not None:
-        command = resolve(module=module, args=target, python=python)
-    elif target:
-        command = resolve(script=target[0], args=target[1:], python=python)
-    else:
-        raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
+    command = from_cli(target, module=module, command_mode=command_mode, python=python)
     if steps < 1:
         raise UsageProblem(f"--steps must be at least 1, not {steps}")
     if warmup_steps < 0:

@@ -58,6 +58,18 @@ def _on_path(name: str):
     return None
 
 
+def from_cli(target=None, module=None, command_mode: bool = False, python=None) -> ChildCommand:
+    """The command a `run`/`try` line names: `-- COMMAND`, `-m MODULE ARGS`, or `SCRIPT ARGS`."""
+    target = list(target or [])
+    if command_mode:
+        return resolve(command=target)
+    if module is not None:
+        return resolve(module=module, args=target, python=python)
+    if target:
+        return resolve(script=target[0], args=target[1:], python=python)
+    raise UsageProblem("nothing to run: give a SCRIPT, -m MODULE, or -- COMMAND")
+
+
 def resolve(script=None, module=None, command=None, args=(), python=None) -> ChildCommand:
     """Check the target exists and build the child's argv; raise UsageProblem with one clear line."""
     args = list(args)

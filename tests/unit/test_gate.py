@@ -106,3 +106,27 @@ def test_out_of_range_flags_are_refused_too():
     with pytest.raises(GateInputError, match="--max-data-wait is a share"):
         merge({}, {"max_data_wait": 20.0})
     assert merge({"max_data_wait": 0.5}, {"max_data_wait": 0.2}) == {"max_data_wait": 0.2}
+
+
+def spread(median, p25, p75, steps):
+    r = report(median=median)
+    r["steps"]["steady"].update(p25_step_s=p25, p75_step_s=p75, steps=steps)
+    return r
+
+
+def test_a_change_inside_the_noise_of_two_noisy_runs_does_not_fail():
+    # 20% slower, but each run's median is uncertain by about +-13% (wide steps, few of them).
+    noisy = decide(spread(0.012, 0.008, 0.016, 8), {"max_regression": 0.15}, spread(0.010, 0.006, 0.014, 8))
+    assert noisy.checks[0].status == PASS and "within the noise" in noisy.checks[0].detail
+    steady = decide(spread(0.012, 0.0119, 0.0121, 200), {"max_regression": 0.15}, spread(0.010, 0.0099, 0.0101, 200))
+    assert steady.checks[0].status == FAIL and "noise ±" in steady.checks[0].detail
+
+
+def test_rounds_decide_on_their_median_and_spread():
+    base = [report(median=m) for m in (0.010, 0.0101, 0.0099)]
+    slower = [report(median=m) for m in (0.0125, 0.0124, 0.0126)]
+    result = decide(slower[0], {"max_regression": 0.15}, base[0], rounds=slower[1:], baseline_rounds=base[1:])
+    assert result.checks[0].status == FAIL and "3 runs vs 3" in result.checks[0].detail
+    jumpy = [report(median=m) for m in (0.0125, 0.008, 0.016)]
+    result = decide(jumpy[0], {"max_regression": 0.15}, base[0], rounds=jumpy[1:], baseline_rounds=base[1:])
+    assert result.checks[0].status == PASS

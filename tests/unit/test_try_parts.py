@@ -4,7 +4,7 @@ import pytest
 
 from gpuprof.experiments import variants
 from gpuprof.experiments.results import estimate_for, summarise
-from gpuprof.experiments.runner import Plan, Settings
+from gpuprof.experiments.runner import Settings
 from gpuprof.launch.errors import UsageProblem
 
 
