@@ -88,11 +88,28 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
     if not has_loader and not applicable:
         error("--verify: nothing to measure: the program builds no DataLoader and its top fix needs a code change")
         return
+    def keep_in_report(record) -> None:
+        """The measured input share and the top fix's measured speed-up, saved with the report;
+        a verdict the ceiling contradicts says so."""
+        from gpuprof.reporting.save import save_in_run
+        report["verified"] = {"try": os.path.join(run_dir, "verify", "try.json"),
+                              "input_check": record.get("input_check"),
+                              "rows": [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min",
+                                                                "speedup_max", "estimate")}
+                                       for row in record.get("rows", [])[1:]]}
+        check = record.get("input_check") or {}
+        if check.get("corrected") and report.get("verdict"):
+            report["verdict"]["corrected"] = check["corrected"]
+        try:
+            save_in_run(report, run_dir)
+        except OSError as exc:
+            error(f"--verify: could not save the measurements in {run_dir}: {exc.strerror or exc}")
+
     try:
         try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if applicable else 0,
                     rounds=VERIFY_ROUNDS, steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
                     out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
-                    command_mode=command_mode)
+                    command_mode=command_mode, on_record=keep_in_report)
     except UsageProblem as exc:
         error(f"--verify: {exc}")
 

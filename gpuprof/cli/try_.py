@@ -61,7 +61,10 @@ def try_(
 
 def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=None, hdf5_cache=None, fix=None,
                 top=0, loader=None, steps=40, warmup_steps=5, rounds=3, out=None, json_path=None, markdown=None,
-                interval=0.1, gpu=True, python=None, quiet=False, command_mode=False, say=None) -> int:
+                interval=0.1, gpu=True, python=None, quiet=False, command_mode=False, say=None,
+                on_record=None) -> int:
+    """The experiment, its table and files; returns the exit status. `on_record(record)` receives
+    the try record (`run --verify` keeps its input check in the run's report)."""
     from gpuprof.experiments import variants as kinds
     from gpuprof.experiments.results import summarise
     from gpuprof.experiments.runner import Experiment, Interrupted, Plan, Settings, say_to_stderr, stderr_tail
@@ -121,6 +124,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     if markdown is not None:
         from gpuprof.render.try_markdown import render_try_markdown
         try_write(markdown, render_try_markdown(record), "--markdown")
+    if on_record is not None:
+        on_record(record)
     return record["exit_code"]
 
 

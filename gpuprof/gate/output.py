@@ -56,6 +56,8 @@ def markdown(result, report: dict) -> str:
     advice = report.get("advice") or []
     if advice and not result.passed:
         top = advice[0]
-        lines += [f"**Top fix:** {top['title']} (~{top['estimated_speedup']:.2f}x)"
+        gain = (f"up to {top['estimated_speedup']:.2f}x" if top.get("estimated_speedup") is not None
+                else "frees memory")
+        lines += [f"**Top fix:** {top['title']} ({gain})"
                   + (f" at `{top['where']}`" if top.get("where") else "") + f": {top.get('detail', '')}", ""]
     return "\n".join(lines) + "\n"

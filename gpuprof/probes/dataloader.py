@@ -250,6 +250,7 @@ def _patch_fetch(cls, torch) -> None:
             producer[0].add(monotonic(), end - start, after.ru_utime - before.ru_utime + system, system, queued,
                             read_bytes, read_chars)
             if producer[1]:
+                _note_worker_memory(end)
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
                 boot.flush()
@@ -404,8 +405,37 @@ def _thread_io():
     return (read_bytes, rchar)
 
 
+# -- a worker's own memory ----------------------------------------------------------------------
+WORKER_MEMORY_EVERY = 1.0     # seconds between readings of a worker's private memory
+_worker_memory = {"last": None}
+
+
+def _note_worker_memory(now: float, final: bool = False) -> None:
+    """A worker's private memory (Private_Clean + Private_Dirty of /proc/self/smaps_rollup), at its
+    first batch and then at most once a second: its resident size cannot show copy-on-write growth
+    (a forked worker's RSS counts the pages it shares with its parent from the start)."""
+    last = _worker_memory["last"]
+    if last is not None and now - last < WORKER_MEMORY_EVERY and not final:
+        return
+    _worker_memory["last"] = now
+    private = 0
+    try:
+        with open("/proc/self/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith((b"Private_Clean:", b"Private_Dirty:")):
+                    private += int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return
+    boot.emit({"k": "worker_mem", "t": now, "private": private, "first": last is None})
+
+
 # -- lifecycle --------------------------------------------------------------------------------
 def _flush_all() -> None:
+    if _worker_memory["last"] is not None:         # a worker's last reading, as it shuts down
+        try:
+            _note_worker_memory(time.monotonic(), final=True)
+        except Exception:
+            pass
     for stream in list(_consumers.values()) + list(_producers.values()):
         stream.flush()
 
@@ -421,3 +451,4 @@ def _reset_in_child() -> None:
     _schedstat.close()
     _io["previous"] = None
     _io["last"] = -1.0
+    _worker_memory["last"] = None

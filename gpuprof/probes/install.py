@@ -5,9 +5,10 @@ from .post_import import PostImportHook
 
 
 def _install_torch(torch) -> None:
-    from . import boot, dataloader, steps
+    from . import boot, dataloader, memory, steps
 
     dataloader.install(torch)
+    memory.install(torch)
     steps.install(torch)
     variant = variants_of()
     if variant:

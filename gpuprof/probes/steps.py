@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 
-from . import boot, dataloader
+from . import boot, dataloader, memory
 from .stream import Stream
 
 _state = {"stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
@@ -43,6 +43,7 @@ def install(torch) -> None:
 
 _monotonic = time.monotonic
 _tick = boot.tick
+_on_memory = memory.on_step
 _batches_consumed = dataloader.batches_consumed
 
 
@@ -112,6 +113,7 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     state["count"] += 1
     if state["count"] == 1:
         _start_sampling()
+    _on_memory(optimizer, now)
     state["last_end"] = now
     state["last_optimizer"] = id(optimizer) if optimizer is not None else None
     state["first_forward"] = None

@@ -12,7 +12,7 @@ BLOCK = 50              # items per block when folding singles
 MAX_BLOCKS = 2000       # blocks kept per stream before neighbours are merged
 OTHER_LIMIT = 20000     # events kept per other kind
 # Each stream kind's static fields (as the probes' streams write them); every other number is a value.
-STATIC_OF = {"step": ("k", "pid"), "bstep": ("k", "pid"), "batch": ("k", "l", "pid"), "fetch": ("k", "l", "w", "ds", "pid")}
+STATIC_OF = {"step": ("k", "pid"), "bstep": ("k", "pid"), "mem": ("k", "pid"), "batch": ("k", "l", "pid"), "fetch": ("k", "l", "w", "ds", "pid")}
 STREAM_KINDS = tuple(STATIC_OF)
 
 

@@ -8,7 +8,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from gpuprof.render.units import pct, plural, rate, seconds, size
+from gpuprof.render.units import gain, pct, plural, rate, seconds, size
 
 SECTIONS = []
 
@@ -112,6 +112,9 @@ def verdict_line(report: dict):
     for finding in report.get("findings") or []:
         parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of step time): "
                              f"{finding['reason']}", "dim", "dim", indent=None))
+    for finding in ((report.get("memory") or {}).get("findings")) or []:
+        parts.append(hanging("memory: ", finding["summary"] + (f"; fix: {finding['fix']}" if finding.get("fix") else ""),
+                             "yellow", None, indent=None))
     return Group(*parts)
 
 
@@ -129,7 +132,7 @@ def next_steps_for_compute(report: dict) -> str:
 
 def speedup_text(item: dict) -> str:
     """Every estimate is an upper bound: it says so."""
-    return f"up to {item['estimated_speedup']:.2f}x"
+    return gain(item)
 
 
 @section
@@ -140,7 +143,9 @@ def advice_list(report: dict):
         if verdict.get("bottleneck") == "compute":
             return Text("\n" + next_steps_for_compute(report), style="dim")
         return None
-    parts = [Text("\nFixes, ranked by estimated speed-up (each an upper bound)", style="bold")]
+    heading = ("Fixes, ranked by the memory each frees" if verdict.get("bottleneck") == "memory.oom" else
+               "Fixes, ranked by estimated speed-up (each an upper bound)")
+    parts = [Text("\n" + heading, style="bold")]
     for rank, item in enumerate(advice[:6], 1):
         head = Text()
         head.append(item["title"], style="bold")
@@ -247,6 +252,32 @@ def copies_and_files(report: dict):
     table.add_column()
     for row in rows:
         table.add_row(*row)
+    return table
+
+
+@section
+def memory_table(report: dict):
+    memory = report.get("memory") or {}
+    anatomy = memory.get("anatomy")
+    if not anatomy and not memory.get("peak_bytes"):
+        return None
+    table = Table(title="\nMemory", title_justify="left", show_header=False, box=None, padding=(0, 2))
+    table.add_column(style="dim")
+    table.add_column()
+    if anatomy:
+        dtypes = ", ".join(f"{size(n)} {d}" for d, n in anatomy["param_bytes_by_dtype"].items())
+        table.add_row("parameters", f"{anatomy['params']:,} ({dtypes})")
+        table.add_row("gradients", size(anatomy["grad_bytes"]))
+        table.add_row("optimizer", f"{size(anatomy['state_bytes'])} of state ({', '.join(anatomy['state']) or 'none'}; "
+                      f"{anatomy['state_bytes_per_param']} bytes per parameter; {', '.join(anatomy['optimizers'])})")
+    if memory.get("peak_bytes"):
+        table.add_row("peak", f"{size(memory['peak_bytes'])} ({memory.get('basis')})")
+    if memory.get("rest_bytes") is not None:
+        table.add_row("the rest", f"{size(memory['rest_bytes'])}: {memory.get('rest_is')}")
+    trend = memory.get("growth")
+    if trend:
+        table.add_row("over the steps", f"{size(trend['first_bytes'])} -> {size(trend['last_bytes'])} "
+                      f"({trend['slope_bytes_per_step'] / 2**20:+.2f} MiB per step, r={trend['r']:.2f})")
     return table
 
 

@@ -6,7 +6,7 @@ spans; table cells hold short values only, longer texts follow the table as a li
 import os
 import re
 
-from gpuprof.render.units import pct, rate, seconds, size
+from gpuprof.render.units import gain, pct, rate, seconds, size
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
 
@@ -42,14 +42,16 @@ def render_markdown(report: dict) -> str:
         for finding in report.get("findings") or []:
             lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of step time): "
                          f"{escape(finding['reason'])}")
-        if report.get("findings"):
+        for finding in ((report.get("memory") or {}).get("findings")) or []:
+            lines.append(f"- memory: {escape(finding['summary'])}")
+        if report.get("findings") or ((report.get("memory") or {}).get("findings")):
             lines.append("")
     advice = report.get("advice") or []
     if advice:
         lines += ["| # | fix | speed-up | where |", "|---|---|---|---|"]
         for rank, item in enumerate(advice, 1):
             where = code(item["where"]) if item.get("where") else ""
-            lines.append(f"| {rank} | {escape(item['title'])} (`{item['id']}`) | up to {item['estimated_speedup']:.2f}x "
+            lines.append(f"| {rank} | {escape(item['title'])} (`{item['id']}`) | {gain(item)} "
                          f"| {where} |")
         lines.append("")
         for rank, item in enumerate(advice, 1):

@@ -36,3 +36,11 @@ def rate(value_mb_s) -> str:
 def plural(count, word: str, words: str = None) -> str:
     """`1 process`, `2 processes`."""
     return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+def gain(item: dict) -> str:
+    """An advice item's gain: `up to 1.85x` (every estimate is an upper bound), or for a memory fix
+    the memory it frees."""
+    if item.get("estimated_speedup") is not None:
+        return f"up to {item['estimated_speedup']:.2f}x"
+    return f"frees about {size(item['frees_bytes'])}" if item.get("frees_bytes") else "frees memory"

@@ -8,6 +8,8 @@ from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
+from gpuprof.analysis.memory import analyse_memory
+from gpuprof.advice.memory_fixes import oom_advice, oom_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.system import cores_busy_between, summarize_gpus, summarize_system
@@ -79,6 +81,13 @@ def build_report(record: dict, run_dir: str = None) -> dict:
                     probe_gap=probe_gap)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
     advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
+    memory = analyse_memory(events_of_kind(groups, "memory_anatomy"), events_of_kind(groups, "mem"),
+                            events_of_kind(groups, "exception"), probes["steps"], events_of_kind(groups, "worker_mem"),
+                            system, meta)
+    if memory.get("oom"):
+        # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
+        judged["verdict"] = oom_verdict(memory, judged["verdict"])
+        advice = oom_advice(memory, probes["steps"].get("batch_size"))
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
@@ -95,6 +104,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "verdict": judged["verdict"],
         "findings": judged["findings"],
         "advice": advice,
+        "memory": memory,
         "system": system,
         "processes": {"python": len(processes), "list": processes},
         **probes,

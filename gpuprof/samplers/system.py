@@ -7,6 +7,7 @@ a fake source and a fake clock; the supervisor runs it on a `Periodic` thread.
 import os
 
 from gpuprof.samplers.columns import LAST, MAX, MEAN, SUM, ColumnStore
+from gpuprof.samplers.memory_events import difference, read_counters
 
 SYSTEM_COLUMNS = {
     "t": LAST,                  # monotonic time at the end of the interval
@@ -30,6 +31,7 @@ class SystemSampler:
         self._last_proc = {}         # (pid, start) -> last ProcReading
         self._last_machine = None
         self._last_t = None
+        self._memory_counters = read_counters()
 
     def tick(self) -> None:
         now = self.clock()
@@ -59,7 +61,7 @@ class SystemSampler:
                 self.processes[key] = summary = {
                     "pid": reading.pid, "ppid": reading.ppid, "name": reading.name,
                     "first_seen": now, "user_s": 0.0, "system_s": 0.0, "read_bytes": 0,
-                    "read_chars": 0, "rss_peak": 0,
+                    "read_chars": 0, "rss_peak": 0, "rss_first": reading.rss,
                 }
             summary["last_seen"] = now
             summary["user_s"] = reading.user_s
@@ -67,6 +69,7 @@ class SystemSampler:
             summary["read_bytes"] = reading.read_bytes
             summary["read_chars"] = reading.read_chars
             summary["rss_peak"] = max(summary["rss_peak"], reading.rss)
+            summary["rss_last"] = reading.rss
         self._last_proc = current
 
     def _cpu_shares(self, cpu: dict) -> dict:
@@ -119,6 +122,7 @@ class SystemSampler:
         data["has_pressure"] = any(v is not None for v in data["columns"].get("psi_io_some", []))
         data["processes"] = sorted(self.processes.values(), key=lambda p: p["first_seen"])
         data["memory"] = machine_memory()
+        data["memory"]["events"] = difference(self._memory_counters, read_counters())
         return data
 
 

@@ -82,3 +82,16 @@ def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
             with open(os.path.join(run_dir, "program-stdout.txt")) as handle:
                 assert handle.read().startswith("blocked: []"), run_dir
     assert record["rows"][1]["applied"]["persistent_workers"] is True
+
+
+def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_report(tmp_path):
+    got = gpuprof("run", "--verify", "--out", str(tmp_path / "run"), os.path.join(PROGRAMS, "waiting_loader.py"),
+                  cwd=str(tmp_path), timeout=400)
+    assert got.returncode == 0, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    verified = report["verified"]
+    labels = [row["label"] for row in verified["rows"]]
+    assert labels[0] == "input ceiling" and len(labels) == 2            # the ceiling and the top fix
+    assert verified["rows"][0]["speedup"] >= 1.5 and verified["rows"][1]["estimate"] is not None
+    assert verified["input_check"]["measured_input_share"] >= 0.3
+    assert "measured speed-up" in got.stderr

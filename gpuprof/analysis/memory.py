@@ -1,0 +1,177 @@
+"""Memory: what the training holds (anatomy), how it moves over the measured steps (growth), the
+workers' copy-on-write growth, the machine paging, and how the run ended (out of memory).
+
+Pure: built from the memory probe's events, the step window and the system record."""
+
+from gpuprof.analysis.series import count
+
+GROWTH_MIN_BYTES = 16 << 20      # growth over the window worth a finding ...
+GROWTH_MIN_R = 0.9               # ... when it is this steady (correlation of memory with the step)
+WORKER_GROWTH_BYTES = 32 << 20   # a worker's resident growth worth a finding ...
+WORKER_GROWTH_SHARE = 0.2        # ... and this share of what it started with
+
+LEAK_CAUSES = [
+    "a loss tensor accumulated across steps (`total_loss += loss` keeps every step's graph alive): "
+    "accumulate `loss.item()` instead",
+    "tensors kept in a list every step (outputs, losses, features): keep `.detach().cpu()` copies or "
+    "`.item()` values",
+    "`backward(retain_graph=True)` keeping each step's graph alive",
+    "a cache that grows without bound (memoised samples or features)",
+]
+
+
+def _points(events, start, end):
+    """(t, value per item) of the memory stream inside the window: blocks give their mean."""
+    out = []
+    for event in sorted(events, key=lambda e: e.get("t") or 0):
+        t = event.get("t")
+        if t is None or (start is not None and t <= start) or (end is not None and t > end + 1e-9):
+            continue
+        n = count(event)
+        value = event.get("alloc") if event.get("alloc") is not None else event.get("rss")
+        if value is not None:
+            out.append((t, value / n if n > 1 else value, n))
+    return out
+
+
+def growth(points, measured_steps: int = None):
+    """Least-squares slope of memory against the step (bytes per step) and its correlation."""
+    if len(points) < 5:
+        return None
+    xs, ys = [], []
+    step = 0
+    for _, value, n in points:
+        step += n
+        xs.append(step)
+        ys.append(value)
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    syy = sum((y - mean_y) ** 2 for y in ys)
+    sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))
+    if sxx <= 0:
+        return None
+    slope = sxy / sxx
+    r = sxy / (sxx * syy) ** 0.5 if syy > 0 else 0.0
+    return {"slope_bytes_per_step": slope, "r": r, "steps": xs[-1], "total_bytes": slope * (xs[-1] - xs[0]),
+            "first_bytes": ys[0], "last_bytes": ys[-1]}
+
+
+def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_memory, system: dict,
+                   meta: dict) -> dict:
+    pid = steps.get("pid")
+    own = [e for e in mem_events if pid is None or e.get("pid") == pid]
+    cuda = any(e.get("alloc") is not None for e in own)
+    out = {"device": "cuda" if cuda else "cpu",
+           "basis": ("torch.cuda.memory_allocated at each step's end (max_memory_allocated for the peak)" if cuda
+                     else "the training process's resident size (RSS) at each step's end")}
+    out["anatomy"] = _anatomy([e for e in anatomy_events if pid is None or e.get("pid") == pid])
+    values = [e.get("peak") if cuda else (e.get("rss_max") or e.get("rss")) for e in own]
+    values = [v for v in values if v is not None]
+    out["peak_bytes"] = max(values) if values else None
+    anatomy = out["anatomy"]
+    if anatomy and out["peak_bytes"]:
+        held = anatomy["param_bytes"] + anatomy["grad_bytes"] + anatomy["state_bytes"]
+        out["rest_bytes"] = max(out["peak_bytes"] - held, 0)
+        out["rest_is"] = ("activations and temporaries (the peak less parameters, gradients and optimizer state)"
+                          if cuda else "everything else in the process: the interpreter, libraries, data, "
+                          "activations and temporaries")
+    findings = []
+    trend = growth(_points(own, steps.get("window_start"), steps.get("window_end")))
+    out["growth"] = trend
+    if trend and trend["r"] >= GROWTH_MIN_R and trend["total_bytes"] >= GROWTH_MIN_BYTES:
+        findings.append(_growth_finding(trend, cuda, system))
+    workers = _worker_growth(worker_memory)
+    if workers:
+        findings.append(workers)
+    paging = _paging(system)
+    if paging:
+        findings.append(paging)
+    out["findings"] = findings
+    out["oom"] = _oom([e for e in exceptions if e.get("memory")], meta, system, steps)
+    return out
+
+
+def _anatomy(events):
+    if not events:
+        return None
+    params = sum(e.get("params") or 0 for e in events)
+    by_dtype = {}
+    for event in events:
+        for dtype, nbytes in (event.get("param_bytes") or {}).items():
+            by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
+    state = sum(e.get("state_bytes") or 0 for e in events)
+    return {"optimizers": [e.get("optimizer") for e in events], "params": params,
+            "param_bytes": sum(by_dtype.values()), "param_bytes_by_dtype": by_dtype,
+            "grad_bytes": sum(e.get("grad_bytes") or 0 for e in events), "state_bytes": state,
+            "state_bytes_per_param": round(state / params, 2) if params else None,
+            "state": sorted({name for e in events for name in e.get("state") or ()}),
+            "basis": "the optimizers' parameter groups and state after their first step"}
+
+
+def _growth_finding(trend, cuda, system) -> dict:
+    slope = trend["slope_bytes_per_step"]
+    limit = None
+    if cuda:
+        totals = [g.get("mem_total_bytes") for g in system.get("gpus") or [] if g.get("mem_total_bytes")]
+        limit = min(totals) if totals else None
+    else:
+        available = (system.get("memory") or {}).get("available_bytes")
+        limit = trend["last_bytes"] + available if available else None
+    exhaustion = int((limit - trend["last_bytes"]) / slope) if limit and slope > 0 else None
+    return {"kind": "growth", "slope_bytes_per_step": round(slope), "over_steps": trend["steps"],
+            "total_bytes": round(trend["total_bytes"]), "r": round(trend["r"], 3),
+            "steps_until_exhausted": exhaustion, "causes": list(LEAK_CAUSES),
+            "summary": f"memory grows {slope / 2**20:.2f} MiB per step, steadily (r={trend['r']:.2f}), "
+                       f"{trend['total_bytes'] / 2**20:.0f} MiB over {trend['steps']} steps"
+                       + (f"; at this rate it runs out in about {exhaustion} more steps" if exhaustion else "")
+                       + ". Likely: " + LEAK_CAUSES[0]}
+
+
+def _worker_growth(worker_memory):
+    """Workers whose private memory grew while they ran: copy-on-write of Python objects that
+    reference counting touches in every worker (`worker_mem` events: each worker's first and
+    later readings of its private memory)."""
+    by_pid = {}
+    for event in sorted(worker_memory, key=lambda e: e.get("t") or 0):
+        if event.get("private") is None:
+            continue
+        entry = by_pid.setdefault(event.get("pid"), {"pid": event.get("pid"), "first": event["private"]})
+        entry["last"] = event["private"]
+    grown = [w for w in by_pid.values()
+             if w["last"] - w["first"] >= WORKER_GROWTH_BYTES and w["last"] - w["first"] >= WORKER_GROWTH_SHARE * max(w["first"], 1)]
+    if not grown:
+        return None
+    mean = sum(w["last"] - w["first"] for w in grown) / len(grown)
+    return {"kind": "worker_growth", "workers": grown,
+            "summary": f"{len(grown)} DataLoader worker{'s' if len(grown) != 1 else ''} grew {mean / 2**20:.0f} MiB of "
+                       "private memory each while they ran: copy-on-write of Python objects. A Dataset that holds a "
+                       "list or dict of Python objects is shared with forked workers, and reading an item updates "
+                       "its reference count, so every page it touches becomes each worker's own copy",
+            "fix": "keep the data in numpy arrays or tensors (or one bytes buffer with offsets), not lists or dicts "
+                   "of Python objects; fewer workers only slow the growth"}
+
+
+def _paging(system: dict):
+    events = (system.get("memory") or {}).get("events") or {}
+    swapped = events.get("pswpin") or 0
+    pressure = ((system.get("pressure") or {}).get("memory_some")) or 0.0
+    if swapped <= 0 and pressure < 0.1:
+        return None
+    return {"kind": "paging", "swap_in_pages": swapped, "memory_pressure": round(pressure, 3),
+            "summary": f"the machine was short of memory: {swapped} pages swapped in, tasks stalled on memory "
+                       f"{pressure:.0%} of the time; each DataLoader worker holds its own copy of what it "
+                       "touches and prefetch_factor x num_workers batches wait in memory",
+            "fix": "fewer workers or a smaller prefetch_factor, or data held in shared arrays"}
+
+
+def _oom(exceptions, meta: dict, system: dict, steps: dict):
+    events = (system.get("memory") or {}).get("events") or {}
+    at_step = steps.get("count") or 0
+    if exceptions:
+        last = exceptions[-1]
+        return {"kind": last.get("type"), "at_step": at_step, "rss": last.get("rss"),
+                "how": f"the program raised {last.get('type')} after {at_step} step{'s' if at_step != 1 else ''}"}
+    if meta.get("signal") == "SIGKILL" and ((events.get("cgroup_oom_kill") or 0) > 0 or (events.get("oom_kill") or 0) > 0):
+        return {"kind": "oom-killer", "at_step": at_step,
+                "how": f"the kernel's out-of-memory killer ended the job after {at_step} step{'s' if at_step != 1 else ''}"}
+    return None
