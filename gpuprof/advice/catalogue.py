@@ -494,10 +494,18 @@ def larger_batch(ev, verdict):
     share = verdict.get("share") or 0.0
     gain = cheaper_share(share, 0.5) if verdict["bottleneck"] == "host.overhead" else 1.1
     batch = (ev.loader or {}).get("batch_size")
+    target = batch * 2 if batch else None
+    fits = ""
+    if batch and ev.largest_batch:
+        if ev.largest_batch <= batch:
+            return None         # the memory holds no larger batch
+        target = min(batch * 2, ev.largest_batch)
+        fits = f"; the largest batch that fits is about {ev.largest_batch} (from how the peak grows with the batch)"
     return {"estimated_speedup": gain, "where": _where(ev),
-            "detail": f"batch_size {batch} -> {batch * 2}" if batch else "double the batch size",
-            "snippet": "DataLoader(dataset, batch_size=2 * B, ...)   # scale the learning rate accordingly",
-            "why": f"{_pct(ev.gpu_mem_free_share)} of GPU memory is free; per-step overheads are amortised over more samples"}
+            "detail": f"batch_size {batch} -> {target}" if batch else "double the batch size",
+            "snippet": f"DataLoader(dataset, batch_size={target or '2 * B'}, ...)   # scale the learning rate accordingly",
+            "why": f"{_pct(ev.gpu_mem_free_share)} of GPU memory is free; per-step overheads are amortised over more "
+                   f"samples{fits}"}
 
 
 @fix("ddp", "Use DistributedDataParallel across the GPUs", ("compute",), 3)

@@ -54,6 +54,7 @@ class Evidence:
     data_parallel: bool = False
     probes: bool = True
     data_where: str = None                # the data-making function sampled inside the step
+    largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
 
     @property
     def inline_producer(self) -> bool:
@@ -133,4 +134,5 @@ def gather(sections: dict) -> Evidence:
         ev.copy_share = min(copies["seconds"] / ev.window_s, 1.0)
     ev.hdf5 = sections.get("hdf5") or []
     ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
+    ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
     return ev

@@ -75,6 +75,7 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
         out["rest_is"] = ("activations and temporaries (the peak less parameters, gradients and optimizer state)"
                           if cuda else "everything else in the process: the interpreter, libraries, data, "
                           "activations and temporaries")
+    out["headroom"] = headroom(out, system, steps.get("batch_size"))
     findings = []
     trend = growth(_points(own, steps.get("window_start"), steps.get("window_end")))
     out["growth"] = trend
@@ -88,6 +89,30 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
         findings.append(paging)
     out["findings"] = findings
     out["oom"] = _oom([e for e in exceptions if e.get("memory")], meta, system, steps)
+    return out
+
+
+HEADROOM_TARGET = 0.9        # a batch size should leave this much of the device for the peak
+
+
+def headroom(memory: dict, system: dict, batch_size):
+    """On a GPU: the share of its memory the peak uses, and the largest batch that would fit,
+    assuming activations (the peak less parameters, gradients and optimizer state) grow in
+    proportion to the batch while the rest stays."""
+    if memory.get("device") != "cuda" or not memory.get("peak_bytes"):
+        return None
+    totals = [g.get("mem_total_bytes") for g in system.get("gpus") or [] if g.get("mem_total_bytes")]
+    if not totals:
+        return None
+    total = min(totals)
+    out = {"device_bytes": total, "peak_share": round(memory["peak_bytes"] / total, 3), "largest_batch": None}
+    activations = memory.get("rest_bytes")
+    if batch_size and activations:
+        fixed = memory["peak_bytes"] - activations
+        out["largest_batch"] = max(int(batch_size * (HEADROOM_TARGET * total - fixed) / activations), 0)
+        out["basis"] = (f"activations of {activations} bytes at batch {batch_size} scale with the batch; "
+                        f"{fixed} bytes of parameters, gradients and optimizer state do not; "
+                        f"{HEADROOM_TARGET:.0%} of the device at most")
     return out
 
 

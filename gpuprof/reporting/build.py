@@ -77,13 +77,13 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     steps = probes["steps"]
     system["job"]["cores_busy_in_window"] = cores_busy_between(record.get("system", {}), steps.get("window_start"),
                                                                steps.get("window_end"))
-    sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
-                    probe_gap=probe_gap)
-    judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
-    advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
     memory = analyse_memory(events_of_kind(groups, "memory_anatomy"), events_of_kind(groups, "mem"),
                             events_of_kind(groups, "exception"), probes["steps"], events_of_kind(groups, "worker_mem"),
                             system, meta)
+    sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
+                    probe_gap=probe_gap, memory=memory)
+    judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
+    advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
     if memory.get("oom"):
         # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
         judged["verdict"] = oom_verdict(memory, judged["verdict"])
