@@ -102,6 +102,7 @@ def loader_detail(ev, text: str) -> str:
 
 
 # -- input pipeline ---------------------------------------------------------------------------
+CPU_ONLY_WORKER_EFFICIENCY = 0.6
 LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
 WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
@@ -159,6 +160,11 @@ def num_workers(ev, verdict):
         k = min(k, headroom)
     elif kind == "input.disk":
         k = min(k, 4.0)
+    if not ev.gpu and kind != "input.latency":
+        # On a CPU-only machine the workers share the cores with the training's own intra-op threads,
+        # and every batch is pickled and shipped: measured with `gpuprof try`, workers made batches at
+        # about 0.6 of the rate their count promises (docs/advice.md).
+        k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
     gain = more_capacity(ev, k)
     budget = cpu_budget(ev)      # readers spend CPU too (kernel time, copies): every kind is bounded
     bounded = ""

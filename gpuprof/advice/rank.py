@@ -28,11 +28,15 @@ def advise(ev, verdict: dict, findings=()) -> list:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]
-    out.sort(key=lambda a: (bottleneck not in a["addresses"], -a["estimated_speedup"], a["effort"]))
+    out.sort(key=lambda a: (bottleneck not in a["addresses"], a["id"] in CHANGES_TRAINING, -a["estimated_speedup"],
+                            a["effort"]))
     return _prefer_less_effort_among_near_ties(out, bottleneck)
 
 
 NEAR_TIE = 1.05     # estimates this close are within their own uncertainty
+#: Fixes that change what the model trains on (fewer fresh samples per step, another batch size): they
+#: follow the fixes that keep training the same, whatever their estimate.
+CHANGES_TRAINING = ("batch-echoing", "larger-batch")
 
 
 def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
@@ -43,7 +47,8 @@ def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
         changed = False
         for i in range(len(ranked) - 1):
             a, b = ranked[i], ranked[i + 1]
-            same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"])
+            same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"]) and \
+                (a["id"] in CHANGES_TRAINING) == (b["id"] in CHANGES_TRAINING)
             if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:
                 ranked[i], ranked[i + 1] = b, a
                 b["ranked_by"] = (f"ahead of {a['id']} (up to {a['estimated_speedup']:.2f}x): estimates within "

@@ -85,15 +85,21 @@ class Experiment:
             chosen.append(variant_kinds.from_advice(item))
         if self.plan.top:
             taken = 0
-            for item in advice:
+            for rank, item in enumerate(advice, 1):
                 if taken >= self.plan.top:
                     break
                 try:
-                    chosen.append(variant_kinds.from_advice(item))
-                    taken += 1
+                    variant = variant_kinds.from_advice(item)
                 except UsageProblem:
-                    self.notes.append(f"fix {item['id']} (rank {advice.index(item) + 1}) needs a code change: not tried")
-        needs_loader = [v for v in chosen if v.loader_settings or "ceiling" in v.settings or "echo" in v.settings]
+                    self.notes.append(f"fix {item['id']} (rank {rank}) needs a code change: not tried")
+                    continue
+                if _needs_loader(variant) and not loaders:
+                    self.notes.append(f"fix {item['id']} (rank {rank}) is applied through a DataLoader, and the "
+                                      "program has none: not tried")
+                    continue
+                chosen.append(variant)
+                taken += 1
+        needs_loader = [v for v in chosen if _needs_loader(v)]
         if needs_loader and not loaders:
             raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
                                "there is nothing to apply it to")
@@ -170,6 +176,10 @@ class Experiment:
             self.notes.append(f"{session.run_dir}: no report ({exc.__class__.__name__}: {exc})")
             return None, []
         return report, events_of_kind(record.get("processes", []), "variant")
+
+
+def _needs_loader(variant) -> bool:
+    return bool(variant.loader_settings) or "ceiling" in variant.settings or "echo" in variant.settings
 
 
 def _same_line(where, target) -> bool:

@@ -179,9 +179,9 @@ def test_a_trainer_built_loader_points_at_the_users_line_in_the_frameworks_terms
     train_line = _line_with(os.path.join(PROGRAMS, "trainer_style.py"), "# TRAIN LINE")
     assert loader["where"].endswith(f"trainer_style.py:{train_line}")
     assert loader["framework"] == "transformers" and "site-packages" in loader["built_in"]
-    top = report["advice"][0]
-    assert top["id"] == "num-workers" and top["where"] == loader["where"]
-    assert "TrainingArguments(..., dataloader_num_workers=2" in top["snippet"]
+    workers = next(a for a in report["advice"] if a["id"] == "num-workers")
+    assert workers["where"] == loader["where"] and "through TrainingArguments" in workers["detail"]
+    assert "TrainingArguments(..., dataloader_num_workers=2" in workers["snippet"]
 
 
 def _line_with(path, marker):

@@ -152,7 +152,8 @@ def test_demo_runs_the_bundled_example_and_gives_a_verdict(tmp_path):
     assert got.returncode == 0, got.stderr
     assert "demo: 60 steps" in got.stdout
     report = load_json(tmp_path / "run" / "report.json")
-    assert report["verdict"]["bottleneck"] == "input.cpu" and report["advice"][0]["id"] == "num-workers"
+    assert report["verdict"]["bottleneck"] == "input.cpu"
+    assert "num-workers" in [a["id"] for a in report["advice"][:3]]
     assert "Input-bound" in got.stderr
     # The demo's program ships inside gpuprof, yet it is the user's code the advice points at.
     assert report["dataloaders"][0]["where"].endswith(f"demo_train.py:{_line_of('DataLoader(', DEMO)}")
