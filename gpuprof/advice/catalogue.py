@@ -103,6 +103,7 @@ def loader_detail(ev, text: str) -> str:
 
 # -- input pipeline ---------------------------------------------------------------------------
 CPU_ONLY_WORKER_EFFICIENCY = 0.6
+DISK_PARALLELISM = 2.0           # reads in parallel assumed to go at most this much faster (a disk's queue depth is unknown)
 LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
 WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
@@ -159,7 +160,7 @@ def num_workers(ev, verdict):
     if kind == "input.cpu":
         k = min(k, headroom)
     elif kind == "input.disk":
-        k = min(k, 4.0)
+        k = min(k, DISK_PARALLELISM)
     if not ev.gpu and kind != "input.latency":
         # On a CPU-only machine the workers share the cores with the training's own intra-op threads,
         # and every batch is pickled and shipped: measured with `gpuprof try`, workers made batches at
