@@ -12,13 +12,18 @@ MIN_SAMPLES = 50
 
 
 def analyse_samples(events, start=None, end=None) -> dict:
-    """Shares of the sampled time in [start, end] (each event covers the second before it)."""
+    """Shares of the sampled time in [start, end] (each event covers the second before it; its
+    counts are the time each place stood for, or plain sample counts)."""
     counts = {}
+    taken = 0
     for event in events:
         t = event.get("t")
         if start is not None and end is not None and t is not None and not (start < t <= end + 1.0):
             continue
-        for key, n in (event.get("counts") or {}).items():
+        weights = event.get("counts") or {}
+        taken += event.get("n") if isinstance(event.get("n"), int) else sum(
+            n for n in weights.values() if isinstance(n, (int, float)))
+        for key, n in weights.items():
             if isinstance(n, (int, float)):
                 counts[key] = counts.get(key, 0) + n
     total = sum(counts.values())
@@ -39,7 +44,7 @@ def analyse_samples(events, start=None, end=None) -> dict:
     data = [(name, n) for name, n in ranked if DATA_FUNCTION.search(name.split(" (", 1)[0])]
     in_data = sum(states.values())
     return {
-        "samples": total,
+        "samples": taken,
         "shares": {kind: round(n / total, 4) for kind, n in sorted(kinds.items())},
         "host_functions": [{"function": name, "share": round(n / total, 4)} for name, n in ranked[:8]],
         "data_functions": [{"function": name, "share": round(n / total, 4)} for name, n in data[:4]],
