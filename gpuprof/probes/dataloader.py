@@ -9,15 +9,14 @@ method): per batch fetched, its wall time, CPU time and real disk reads (this th
 import functools
 import multiprocessing
 import os
-import threading
 import time
 import weakref
 
 from . import boot
 from .batch_facts import describe_batch
+from .procfile import ProcFile
 from .stream import Stream
 from .where import locate
-from ..record.fds import close_if_mine, identity, open_private
 
 FACT_BATCHES = 3
 
@@ -297,62 +296,6 @@ except (ImportError, AttributeError):  # not Linux: no per-thread split, thread 
         return _Usage
 
 
-_get_ident = threading.get_ident
-
-
-class _ThreadFile:
-    """A /proc/thread-self file kept open for the thread that opened it; reopened when another
-    thread asks (a forked child closes it first: _reset_in_child), read with one pread. None
-    where it does not exist. The descriptor sits high in the table (gpuprof.record.fds); if the
-    program closed it and reused the number, the read does not look like this file, and the number
-    is left to the program (never closed) and the file opened again."""
-
-    def __init__(self, path: str, size: int, looks_right):
-        self.path = path
-        self.size = size
-        self.looks_right = looks_right
-        self.key = None
-        self.fd = None
-        self.ident = None
-
-    def read(self):
-        key = _get_ident()
-        if self.key != key:
-            self.close()
-            self._open(key)
-        if self.fd is None:
-            return None
-        try:
-            text = os.pread(self.fd, self.size, 0)
-        except OSError:
-            text = b""
-        if not self.looks_right(text):
-            self.fd = self.ident = None      # not ours any more: the program reused the number
-            self._open(key)
-            if self.fd is None:
-                return None
-            text = os.pread(self.fd, self.size, 0)
-        return text
-
-    def _open(self, key) -> None:
-        try:
-            self.fd = open_private(self.path, os.O_RDONLY)
-            self.ident = identity(self.fd)
-        except OSError:
-            self.fd = self.ident = None
-        self.key = key
-
-    def fresh(self) -> bool:
-        """True when the last read came from this very thread."""
-        return self.key == _get_ident()
-
-    def close(self) -> None:
-        close_if_mine(self.fd, self.ident)
-        self.key = None
-        self.fd = None
-        self.ident = None
-
-
 def _is_schedstat(text: bytes) -> bool:
     fields = text.split()
     return len(fields) == 3 and all(f.isdigit() for f in fields)
@@ -362,8 +305,8 @@ def _is_io(text: bytes) -> bool:
     return text.startswith(b"rchar:")
 
 
-_schedstat = _ThreadFile("/proc/thread-self/schedstat", 128, _is_schedstat)
-_iofile = _ThreadFile("/proc/thread-self/io", 512, _is_io)
+_schedstat = ProcFile("/proc/thread-self/schedstat", 128, _is_schedstat)
+_iofile = ProcFile("/proc/thread-self/io", 512, _is_io)
 IO_EVERY = 0.05     # seconds between reads of /proc/thread-self/io on the hot path
 
 

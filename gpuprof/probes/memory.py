@@ -15,11 +15,11 @@ import sys
 import time
 
 from . import boot
+from .procfile import ProcFile
 from .stream import Stream
-from ..record.fds import open_private
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_state = {"stream": None, "seen": set(), "statm": None, "cuda": None, "torch": None}
+_state = {"stream": None, "seen": set(), "cuda": None, "torch": None}
 
 
 def install(torch) -> None:
@@ -64,21 +64,18 @@ def _cuda():
     return cuda
 
 
-def _rss(retry: bool = True) -> int:
-    """Resident bytes of this process. The descriptor sits high in the table; if the program closed
-    it and reused the number, what it reads does not look like statm, and the number is left to the
-    program (never closed) and the file opened again."""
-    fd = _state["statm"]
-    try:
-        if fd is None:
-            fd = _state["statm"] = open_private("/proc/self/statm", os.O_RDONLY)
-        fields = os.pread(fd, 128, 0).split()
-        if len(fields) == 7 and all(f.isdigit() for f in fields):
-            return int(fields[1]) * _PAGE
-    except OSError:
-        pass
-    _state["statm"] = None
-    return _rss(retry=False) if retry else None
+def _is_statm(text: bytes) -> bool:
+    fields = text.split()
+    return len(fields) == 7 and all(f.isdigit() for f in fields)
+
+
+_statm = ProcFile("/proc/self/statm", 128, _is_statm)
+
+
+def _rss():
+    """Resident bytes of this process, or None."""
+    text = _statm.read()
+    return int(text.split()[1]) * _PAGE if text and _is_statm(text) else None
 
 
 def anatomy(optimizer) -> dict:
@@ -137,4 +134,5 @@ def _flush() -> None:
 
 
 def _reset_in_child() -> None:
-    _state.update(stream=Stream("mem", ("rss", "alloc", "peak", "reserved")), seen=set(), statm=None)
+    _statm.close()
+    _state.update(stream=Stream("mem", ("rss", "alloc", "peak", "reserved")), seen=set())

@@ -15,6 +15,7 @@ import threading
 import time
 
 from . import boot
+from .procfile import ProcFile
 
 INTERVAL = 0.02
 MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest count as "other host code"
@@ -109,16 +110,17 @@ def _display(filename: str) -> str:
     return filename if rel.startswith("..") else rel
 
 
-def _thread_state(fd):
+def _is_stat(text: bytes) -> bool:
+    return text.count(b")") >= 1 and len(text.rsplit(b")", 1)[1].split()) > 10
+
+
+def _thread_state(stat):
     """'R' running or runnable, 'D' waiting for the disk, 'S' sleeping (a lock, a socket, a sleep)."""
-    if fd is None:
+    text = stat.read() if stat is not None else None
+    if not text or not _is_stat(text):
         return "?"
-    try:
-        text = os.pread(fd, 512, 0)
-        state = text.rsplit(b")", 1)[1].split()[0].decode()
-    except (OSError, IndexError, UnicodeDecodeError):
-        return "?"
-    return state if state in ("R", "D") else "S"
+    state = text.rsplit(b")", 1)[1].split()[0]
+    return {b"R": "R", b"D": "D"}.get(state, "S")
 
 
 def _run(ident: int, native_id, stop) -> None:
@@ -129,16 +131,11 @@ def _run(ident: int, native_id, stop) -> None:
     taken = 0
     next_emit = time.monotonic() + 1.0
     current_frames = sys._current_frames
-    fd = None
-    if native_id is not None:
-        try:
-            fd = os.open(f"/proc/self/task/{native_id}/stat", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            fd = None
+    stat = ProcFile(f"/proc/self/task/{native_id}/stat", 512, _is_stat) if native_id is not None else None
     previous = time.monotonic()
     while not stop.wait(INTERVAL):
         try:
-            state = _thread_state(fd)
+            state = _thread_state(stat)
             frame = current_frames().get(ident)
             if frame is None:
                 break               # the training thread is gone
@@ -164,8 +161,5 @@ def _run(ident: int, native_id, stop) -> None:
             boot.emit({"k": "stack_samples", "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts})
         except Exception:
             pass
-    if fd is not None:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
+    if stat is not None:
+        stat.close()           # only while it still names the file gpuprof opened
