@@ -116,7 +116,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     _save(record, experiment.folder)
     if not quiet:
         from gpuprof.render.try_console import render_try
-        sys.stderr.write(render_try(record, terminal=_isatty(sys.stderr)))
+        from gpuprof.reporting.save import is_terminal
+        sys.stderr.write(render_try(record, terminal=is_terminal(sys.stderr)))
         sys.stderr.flush()
     from gpuprof.reporting.outputs import try_write
     if json_path is not None:
@@ -143,9 +144,3 @@ def _save(record: dict, folder: str) -> None:
     except OSError as exc:
         sys.stderr.write(f"gpuprof: error: could not save {TRY_FILE} in {folder}: {exc.strerror or exc}\n")
 
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False

@@ -11,6 +11,7 @@ import sys
 
 from gpuprof.experiments import variants as variant_kinds
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.record.lines import same_line
 
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -103,7 +104,7 @@ class Experiment:
         if needs_loader and not loaders:
             raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
                                "there is nothing to apply it to")
-        if needs_loader and self.settings.loader and not any(_same_line(l.get("where"), self.settings.loader)
+        if needs_loader and self.settings.loader and not any(same_line(l.get("where"), self.settings.loader)
                                                             for l in loaders):
             known = ", ".join(str(l.get("where")) for l in loaders)
             raise UsageProblem(f"--loader {self.settings.loader}: no DataLoader was built there (built at: {known})")
@@ -180,12 +181,6 @@ class Experiment:
 
 def _needs_loader(variant) -> bool:
     return bool(variant.loader_settings) or "ceiling" in variant.settings or "echo" in variant.settings
-
-
-def _same_line(where, target) -> bool:
-    if not where or not target:
-        return False
-    return where == target or where.endswith("/" + target) or target.endswith("/" + where)
 
 
 def _pending_stop():

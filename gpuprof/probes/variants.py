@@ -21,6 +21,7 @@ import time
 
 from . import boot, dataloader
 from .where import user_location
+from ..record.lines import same_line
 
 REPLAY_KEEP = 8         # batches the input ceiling replays
 LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
@@ -50,13 +51,8 @@ def install_torch(torch, variant: dict) -> None:
 
 # -- DataLoader settings ------------------------------------------------------------------------
 def _matches(where, target) -> bool:
-    """`target` as the report names a loader (`train.py:30`), or as the user wrote it with more or
-    less of its path."""
-    if target is None:
-        return True
-    if not where:
-        return False
-    return where == target or where.endswith("/" + target) or target.endswith("/" + where)
+    """Every loader when no target was named; else the loader built at that line."""
+    return target is None or same_line(where, target)
 
 
 def _wrap_loader_init(cls, torch_dir, variant) -> None:

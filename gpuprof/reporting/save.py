@@ -37,12 +37,13 @@ def show(report: dict, fmt: str = "console", stream=None) -> None:
     stream = stream or sys.stderr
     if stream is None:
         return
-    terminal = _isatty(stream)
+    terminal = is_terminal(stream)
     stream.write(render(report, fmt, terminal=terminal))
     stream.flush()
 
 
-def _isatty(stream) -> bool:
+def is_terminal(stream) -> bool:
+    """Whether `stream` is a terminal (False for a closed, missing or odd stream)."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError, OSError):
