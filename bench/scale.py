@@ -1,6 +1,6 @@
 """Scale: a synthetic run of 10^6 steps and a 24-hour sample stream through the record, the
-analysis and the report. Prints the event-file and report sizes, the report time, peak memory,
-and checks that downsampling keeps the verdict.
+analysis and the report. Prints the event-file, report, trace and HTML sizes, the report time,
+peak memory, and checks that downsampling keeps the verdict.
 
     python bench/scale.py [--steps 1000000] [--hours 24]
 """
@@ -112,6 +112,17 @@ def folder_bytes(folder: str) -> int:
     return sum(os.path.getsize(os.path.join(root, f)) for root, _, files in os.walk(folder) for f in files)
 
 
+def pictures_for(folder: str, report: dict) -> dict:
+    """Sizes (bytes) and build times of the trace and the HTML page of a run."""
+    from gpuprof.reporting.pictures import picture_text
+    out = {}
+    for fmt in ("trace", "html"):
+        start = time.perf_counter()
+        text = picture_text(folder, report, fmt)
+        out[fmt] = (len(text.encode()), time.perf_counter() - start)
+    return out
+
+
 def report_for(folder: str) -> tuple:
     start = time.perf_counter()
     report = build_report(load_run(folder), run_dir=folder)
@@ -136,6 +147,9 @@ def main() -> None:
         print(f"{args.steps} steps, {made['ticks']} sampler ticks ({args.hours:g} h at 100 ms)")
         print(f"  run folder {folder_bytes(big) / 1e6:.1f} MB (events {folder_bytes(os.path.join(big, EVENTS_DIR)) / 1e6:.1f} MB), "
               f"report {len(text) / 1e3:.1f} KB, report built in {seconds:.2f} s")
+        pictures = pictures_for(big, report)
+        print(f"  trace {pictures['trace'][0] / 1e6:.1f} MB in {pictures['trace'][1]:.1f} s, "
+              f"HTML {pictures['html'][0] / 1e6:.2f} MB in {pictures['html'][1]:.1f} s")
         print(f"  system series stored {len(json.load(open(os.path.join(big, SYSTEM_FILE)))['columns']['t'])} rows")
         print(f"  verdict {report['verdict']['bottleneck']} share {report['verdict']['share']:.3f}, "
               f"steps counted {report['steps']['count']}, median step {report['steps']['median_step_s'] * 1e3:.2f} ms")

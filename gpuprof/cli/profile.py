@@ -10,7 +10,7 @@ from gpuprof.reporting.outputs import check_all
 
 def profile(target=None, module=None, out=None, json_path=None, interval=None, probes=None, gpu=None, quiet=None,
             live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
-            command_mode=False, python=None, verify=False) -> int:
+            command_mode=False, python=None, verify=False, html=None, trace=None) -> int:
     """The run itself (the demo calls it too); returns the exit status. An option left None takes
     its value from [tool.gpuprof.run] in pyproject.toml, else gpuprof's default."""
     from gpuprof.cli.run_config import settle
@@ -32,7 +32,8 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
         raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
     if (junit or markdown) and not gate_config:
         raise UsageProblem("--junit and --markdown need --gate FILE")
-    check_all((json_path, "--json"), (junit, "--junit"), (markdown, "--markdown"))
+    check_all((json_path, "--json"), (junit, "--junit"), (markdown, "--markdown"), (html, "--html"),
+              (trace, "--trace"))
     if gate_config is not None:
         from gpuprof.gate import config as gate_settings
         from gpuprof.gate.errors import GateInputError
@@ -59,6 +60,8 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     if verify and report is not None and status == 0:
         verify_estimates(session.run_dir, report, target=target, module=module, command_mode=command_mode,
                          python=python, gpu=gpu, quiet=quiet)
+    if report is not None:
+        write_pictures(session.run_dir, report, html=html, trace=trace)
     if gate_config is not None:
         if report is None:
             return status or 2
@@ -112,6 +115,21 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
                     command_mode=command_mode, on_record=keep_in_report)
     except UsageProblem as exc:
         error(f"--verify: {exc}")
+
+
+def write_pictures(run_dir: str, report: dict, html=None, trace=None) -> None:
+    """--html and --trace, after the report (and --verify's measurements); a failure costs one line."""
+    from gpuprof.reporting.outputs import try_write
+    from gpuprof.reporting.pictures import picture_text
+    for fmt, path, option in (("html", html, "--html"), ("trace", trace, "--trace")):
+        if path is None:
+            continue
+        try:
+            text = picture_text(run_dir, report, fmt)
+        except Exception as exc:  # the job's exit status must survive any rendering bug
+            error(f"could not build {option} for {run_dir}: {exc.__class__.__name__}: {exc}")
+            continue
+        try_write(path, text, option)
 
 
 def preload_report(quiet: bool) -> None:

@@ -11,34 +11,68 @@ from gpuprof.cli.app import Command, app
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.record.reader import RecordError
 
-FORMATS = ("console", "json", "markdown")
+FORMATS = ("console", "json", "markdown", "trace", "html")
 
 
 @app.command(cls=Command)
 def report(
     run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="A run folder written by `gpuprof run`."),
     fmt: str = typer.Option("console", "--format", "-f", metavar="FORMAT",
-                            help="console, json or markdown, written to stdout."),
+                            help="console, json, markdown, trace (Perfetto / Chrome trace JSON) or html "
+                                 "(one self-contained page with plots)."),
+    out_path: Optional[str] = typer.Option(None, "--out", "-o", metavar="FILE",
+                                           help="Write the report to FILE instead of stdout."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE",
                                             help="Also write the report as JSON to FILE ('-' for stdout)."),
 ):
-    """Analyse a saved run again and write its report to stdout."""
+    """Analyse a saved run again and write its report to stdout (or --out FILE).
+
+    `--format html` gives one self-contained page with plots; `--format trace` a timeline that
+    opens in ui.perfetto.dev or chrome://tracing."""
     from gpuprof.reporting.outputs import check_all, try_write
-    from gpuprof.reporting.save import build, show
+    from gpuprof.reporting.save import build
 
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    check_all((json_path, "--json"))
+    check_all((json_path, "--json"), (out_path, "--out"))
     try:
         data = build(run_dir)
+        text = _text(run_dir, data, fmt)
     except RecordError as exc:
         raise UsageProblem(str(exc))
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise UsageProblem(f"{run_dir}: the saved run is malformed ({exc.__class__.__name__}: {exc})")
-    show(data, fmt, stream=sys.stdout)
+    if out_path is not None and out_path != "-":
+        if not try_write(out_path, text, "--out"):
+            return 2
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
     if json_path is not None and not try_write(json_path, _json(data), "--json"):
         return 2
     return 0
+
+
+def _text(run_dir: str, data: dict, fmt: str) -> str:
+    from gpuprof.reporting.pictures import PICTURES, picture_text
+    from gpuprof.reporting.save import is_terminal, render
+    if fmt in PICTURES:
+        return picture_text(run_dir, _with_saved_verification(run_dir, data), fmt)
+    return render(data, fmt, terminal=is_terminal(sys.stdout))
+
+
+def _with_saved_verification(run_dir: str, data: dict) -> dict:
+    """The measurements `run --verify` saved in report.json belong in the pictures too."""
+    import json
+    import os
+    try:
+        with open(os.path.join(run_dir, "report.json"), "r", encoding="utf-8") as handle:
+            saved = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return data
+    if isinstance(saved, dict) and isinstance(saved.get("verified"), dict) and "verified" not in data:
+        return dict(data, verified=saved["verified"])
+    return data
 
 
 def _json(data) -> str:

@@ -46,6 +46,10 @@ def run(
     gate_config: Optional[str] = typer.Option(None, "--gate", metavar="FILE", help="Gate the run with the thresholds in FILE (TOML, [tool.gpuprof.gate])."),
     junit: Optional[str] = typer.Option(None, "--junit", metavar="FILE", help="With --gate: write JUnit XML."),
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="With --gate: write a Markdown summary."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the report as one self-contained HTML page with plots."),
+    trace: Optional[str] = typer.Option(None, "--trace", metavar="FILE",
+                                        help="Also write a timeline for ui.perfetto.dev or chrome://tracing (JSON)."),
     python: Optional[str] = typer.Option(None, "--python", metavar="EXE",
                                          help="Interpreter for SCRIPT or -m MODULE [default: the first python on PATH]."),
     verify: bool = typer.Option(False, "--verify", help="After the report, measure the input ceiling and the top fix "
@@ -60,4 +64,5 @@ def run(
     [tool.gpuprof.run] in pyproject.toml."""
     return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
                    gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
-                   junit=junit, markdown=markdown, command_mode=command_mode, python=python, verify=verify)
+                   junit=junit, markdown=markdown, command_mode=command_mode, python=python, verify=verify,
+                   html=html, trace=trace)
