@@ -18,19 +18,30 @@ def advise(ev, verdict: dict, findings=()) -> list:
             built = None
         if not built:
             continue
+        estimate = built.get("estimated_speedup")
         advice = {"id": entry["id"], "title": entry["title"],
-                  "estimated_speedup": math.floor(built["estimated_speedup"] * 100) / 100,
+                  "estimated_speedup": math.floor(estimate * 100) / 100 if estimate is not None else None,
                   "where": built.get("where"), "detail": built.get("detail"), "snippet": built.get("snippet"),
                   "why": built.get("why"), "change": built.get("change"), "effort": entry["effort"], "addresses": list(entry["targets"])}
+        if built.get("first"):
+            advice["ranked_by"] = built["first"]
         out.append(advice)
     bottleneck = verdict.get("bottleneck")
     if bottleneck == "compute":
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]
-    out.sort(key=lambda a: (bottleneck not in a["addresses"], a["id"] in CHANGES_TRAINING, -a["estimated_speedup"],
-                            a["effort"]))
-    return _prefer_less_effort_among_near_ties(out, bottleneck)
+    out.sort(key=lambda a: (bottleneck not in a["addresses"], a["id"] in CHANGES_TRAINING,
+                            -(a["estimated_speedup"] or 1.0), a["effort"]))
+    ranked = _prefer_less_effort_among_near_ties(out, bottleneck)
+    # A structural fix (DataParallel -> DDP) leads whatever the estimates: the others are measured
+    # through a design that is itself the limit. It says so in ranked_by.
+    return [a for a in ranked if a.get("ranked_by") and a["id"] in STRUCTURAL] + \
+        [a for a in ranked if not (a.get("ranked_by") and a["id"] in STRUCTURAL)]
+
+
+#: Fixes that go first when they apply (their build says why, as "first").
+STRUCTURAL = ("ddp",)
 
 
 NEAR_TIE = 1.05     # estimates this close are within their own uncertainty
@@ -49,6 +60,8 @@ def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
             a, b = ranked[i], ranked[i + 1]
             same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"]) and \
                 (a["id"] in CHANGES_TRAINING) == (b["id"] in CHANGES_TRAINING)
+            if a["estimated_speedup"] is None or b["estimated_speedup"] is None:
+                continue
             if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:
                 ranked[i], ranked[i + 1] = b, a
                 b["ranked_by"] = (f"ahead of {a['id']} (up to {a['estimated_speedup']:.2f}x): estimates within "

@@ -9,7 +9,8 @@ from gpuprof.analysis.rules import (compute, host_overhead, input_contended, inp
 RULES = (input_cpu, input_disk, input_latency, input_contended, transfer_h2d, host_overhead, compute)
 INPUT_IDS = ("input.cpu", "input.disk", "input.latency")
 LABELS = {"input.cpu": "Input-bound", "input.disk": "Input-bound (disk)", "input.latency": "Input-bound (latency)",
-          "transfer.h2d": "Transfer-bound", "compute": "Compute-bound", "host.overhead": "Host-bound"}
+          "transfer.h2d": "Transfer-bound", "compute": "Compute-bound", "host.overhead": "Host-bound",
+          "comm": "Communication-bound"}
 
 
 def no_verdict(why: str) -> dict:

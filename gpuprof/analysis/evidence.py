@@ -52,6 +52,7 @@ class Evidence:
     open_files_limit: int = None
     process_rss: int = None               # the largest resident size of one process of the job
     data_parallel: bool = False
+    data_parallel_where: str = None
     probes: bool = True
     data_where: str = None                # the data-making function sampled inside the step
     largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
@@ -134,5 +135,6 @@ def gather(sections: dict) -> Evidence:
         ev.copy_share = min(copies["seconds"] / ev.window_s, 1.0)
     ev.hdf5 = sections.get("hdf5") or []
     ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
+    ev.data_parallel_where = (sections.get("frameworks") or {}).get("data_parallel_where")
     ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
     return ev

@@ -11,6 +11,7 @@ from gpuprof.launch.environment import child_environment
 from gpuprof.launch.rundir import create_run_dir
 from gpuprof.launch.supervisor import Supervisor
 from gpuprof.record.atomic import write_json_atomic
+from gpuprof.record.hosts import host_name
 from gpuprof.record.redact import redact_argv
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
 
@@ -170,7 +171,7 @@ class RunSession:
             "command": redact_argv(self.command.argv),
             "kind": self.command.kind,
             "target": self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
-            "host": os.uname().nodename,
+            "host": host_name(),
             "python": sys.version.split()[0],
             "platform": _platform(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),

@@ -7,6 +7,7 @@ import sys
 import time
 
 from ..record.events import EventWriter
+from ..record.hosts import host_name
 from ..record.redact import redact_argv
 
 _state = {"writer": None, "settings": None}
@@ -98,7 +99,7 @@ def _open_writer(origin: str) -> None:
     current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)),
                           before_flush=_drain_all)
     _state["writer"] = current
-    current.emit_now({
+    event = {
         "k": "process",
         "pid": os.getpid(),
         "ppid": os.getppid(),
@@ -106,7 +107,24 @@ def _open_writer(origin: str) -> None:
         "origin": origin,
         "t": time.monotonic(),
         "wall": time.time(),
-    })
+        "host": host_name(),
+    }
+    event.update(launcher_rank())
+    current.emit_now(event)
+
+
+RANK_ENV = {"rank": "RANK", "local_rank": "LOCAL_RANK", "world_size": "WORLD_SIZE"}
+
+
+def launcher_rank() -> dict:
+    """The rank torchrun (or another elastic launcher) gave this process, from its environment.
+    A forked DataLoader worker inherits it too; the analysis tells workers from trainers."""
+    out = {}
+    for name, variable in RANK_ENV.items():
+        value = os.environ.get(variable)
+        if value is not None and value.strip().isdigit():
+            out[name] = int(value)
+    return out
 
 
 class _AfterForkAnchor:

@@ -1,6 +1,8 @@
 """Arms the probes without importing what they watch: each is installed the moment the program
 itself finishes importing torch or h5py (a post-import hook on sys.meta_path)."""
 
+import time
+
 from .post_import import PostImportHook
 
 
@@ -16,6 +18,7 @@ def _install_torch(torch) -> None:
         variants.install_torch(torch, variant)
     boot.start_flush_timer()
     _watch_data_parallel(torch)
+    _watch_distributed(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
         from . import copies
         copies.install(torch)
@@ -30,10 +33,40 @@ def _watch_data_parallel(torch) -> None:
 
     def __init__(self, *args, **kwargs):
         original(self, *args, **kwargs)
-        boot.emit({"k": "data_parallel"})
+        try:
+            from .where import locate
+            where = locate().get("where")
+        except Exception:
+            where = None
+        boot.emit({"k": "data_parallel", "where": where})
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
+
+
+def _watch_distributed(torch) -> None:
+    """Note this process's rank once torch.distributed is initialised (torchrun sets RANK in the
+    environment, but torch.multiprocessing.spawn and hand-made launchers pass it as an argument)."""
+    from . import boot
+
+    dist = getattr(torch, "distributed", None)
+    original = getattr(dist, "init_process_group", None) if dist is not None else None
+    if original is None or getattr(original, "__wrapped__", None) is not None:
+        return
+
+    def init_process_group(*args, **kwargs):
+        result = original(*args, **kwargs)
+        try:
+            boot.emit({"k": "rank", "t": time.monotonic(), "rank": int(dist.get_rank()),
+                       "world_size": int(dist.get_world_size()), "backend": str(dist.get_backend())})
+        except Exception:
+            pass
+        return result
+
+    init_process_group.__wrapped__ = original
+    init_process_group.__name__ = getattr(original, "__name__", "init_process_group")
+    init_process_group.__doc__ = getattr(original, "__doc__", None)
+    dist.init_process_group = init_process_group
 
 
 def _install_h5py(h5py) -> None:

@@ -24,6 +24,7 @@ _state = {"thread": None, "stop": None}
 _kind_of_code = {}          # code object -> marker kind, "user", or None (library frame to pass over)
 
 _TORCH_MARKERS = (       # (kind, path fragment, function names or None for any)
+    ("collective", "torch/distributed/", None),      # all_reduce, barrier, ... called from Python
     ("backward", "torch/_tensor.py", ("backward",)),
     ("backward", "torch/autograd/", None),
     ("optimizer", "torch/optim/", None),
@@ -87,7 +88,7 @@ def _is_library(path: str) -> bool:
 
 
 def sample(frame):
-    """('forward' | 'backward' | 'optimizer' | 'dataloader' | 'host', the innermost user function
+    """('collective' | 'forward' | 'backward' | 'optimizer' | 'dataloader' | 'host', the innermost user function
     as 'name (file:line)' for host time, else None)."""
     user = None
     while frame is not None:

@@ -13,12 +13,11 @@ import threading
 import time
 
 from .fds import open_private
-
-_HOST = os.uname().nodename.split(".")[0] or "host"
+from .hosts import host_name
 
 
 def event_file_name(pid: int) -> str:
-    return f"{_HOST}-{pid}-{os.urandom(4).hex()}.jsonl"
+    return f"{host_name()}-{pid}-{os.urandom(4).hex()}.jsonl"
 
 
 class EventWriter:

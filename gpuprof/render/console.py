@@ -189,7 +189,46 @@ def loop_table(report: dict):
     if steps.get("samples_per_second"):
         table.add_row("throughput", f"{steps['samples_per_second']:.1f} samples/s "
                       f"({steps['steps_per_second']:.1f} steps/s x batch {steps.get('batch_size')})")
+    rank = (report.get("verdict") or {}).get("rank")
+    if report.get("ranks") and rank is not None:
+        table.add_row("rank", f"these figures are rank {rank}'s, the rank that sets the job's pace")
     return table
+
+
+@section
+def ranks_table(report: dict):
+    """One row per rank: its step, its own work, its data wait, its waiting on the others, its verdict."""
+    rows = report.get("ranks") or []
+    if not rows:
+        return None
+    job = report.get("job") or {}
+    straggler = (job.get("straggler") or {}).get("rank")
+    hosts = job.get("hosts") or []
+    table = Table(title=f"\nRanks ({len(rows)} on {plural(len(hosts) or 1, 'host')})", title_justify="left",
+                  box=None, padding=(0, 2), header_style="dim")
+    for name in ("rank", "host", "steps", "step time", "own work", "data wait", "waiting on others", "verdict"):
+        table.add_column(name)
+    for row in rows:
+        verdict = (row.get("verdict") or {}).get("bottleneck") or "none"
+        if row.get("rank") == straggler:
+            verdict += "  <- straggler"
+        table.add_row(str(row.get("rank")), str(row.get("host") or "?"), str(row.get("steps") or 0),
+                      seconds(row.get("mean_step_s")), seconds(row.get("own_step_s")), pct(row.get("data_wait_share")),
+                      pct(row.get("waiting_share")), verdict)
+    evidence = straggler_evidence(job)
+    return Group(table, hanging("  ", evidence, "dim", "dim")) if evidence else table
+
+
+def straggler_evidence(job: dict) -> str:
+    """The numbers that name the straggler, in one sentence (None without a straggler)."""
+    s = job.get("straggler")
+    if not s:
+        return None
+    return (f"rank {s['rank']}{' on ' + s['host'] if s.get('host') else ''}: own work {seconds(s.get('own_step_s'))} "
+            f"per step against {seconds(s.get('others_own_step_s'))} on the others; data wait "
+            f"{pct(s.get('data_wait_share'))} against {pct(s.get('others_data_wait_share'))}; its producers used "
+            f"{seconds(s.get('producers_cpu_s'))} of CPU against {seconds(s.get('others_producers_cpu_s'))}; "
+            f"the others wait for it {pct(s.get('others_waiting_share'))} of their step")
 
 
 @section

@@ -43,4 +43,6 @@ def gain(item: dict) -> str:
     the memory it frees."""
     if item.get("estimated_speedup") is not None:
         return f"up to {item['estimated_speedup']:.2f}x"
-    return f"frees about {size(item['frees_bytes'])}" if item.get("frees_bytes") else "frees memory"
+    if item.get("frees_bytes"):
+        return f"frees about {size(item['frees_bytes'])}"
+    return "frees memory" if "memory.oom" in (item.get("addresses") or []) else "gain not estimated"

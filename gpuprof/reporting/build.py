@@ -1,5 +1,6 @@
 """Run record -> Report. Pure: the same saved run always gives the same report."""
 
+import math
 import os
 
 import gpuprof
@@ -11,6 +12,7 @@ from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
 from gpuprof.advice.memory_fixes import oom_advice, oom_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
+from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.system import cores_busy_between, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
@@ -83,7 +85,14 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
+    ranks = judge_ranks(groups, meta, dict(sections, probe_gap=None))
+    if ranks is not None:
+        # A distributed job: the report speaks for the rank that sets the job's pace.
+        probes = dict(probes, **ranks["sections"])
+        judged = ranks["judged"]
     advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
+    if ranks is not None:
+        advice = cap_by_next_rank(advice, ranks["job"])
     if memory.get("oom"):
         # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
         judged["verdict"] = oom_verdict(memory, judged["verdict"])
@@ -107,6 +116,8 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "memory": memory,
         "system": system,
         "processes": {"python": len(processes), "list": processes},
+        "ranks": ranks["rows"] if ranks is not None else [],
+        "job": ranks["job"] if ranks is not None else None,
         **probes,
         "notes": notes + probes["steps"].pop("notes", []),
     }
@@ -178,5 +189,66 @@ def probe_sections(groups: list, meta: dict) -> dict:
         "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts"), kind("epoch")),
         "copies": analyse_copies(kind("copies")),
         "hdf5": analyse_hdf5(kind("h5dataset"), kind("h5read")),
-        "frameworks": {"data_parallel": bool(kind("data_parallel"))},
+        "frameworks": {"data_parallel": bool(kind("data_parallel")),
+                       "data_parallel_where": next((e.get("where") for e in kind("data_parallel") if e.get("where")), None)},
     }
+
+
+def judge_ranks(groups: list, meta: dict, job_sections: dict):
+    """For a job with two or more trainers: each rank analysed as a run of its own (its process and
+    its workers), the straggler named, and the headline rank's sections and verdict. None otherwise."""
+    found = rank_rules.trainers(groups)
+    if len(found) < 2:
+        return None
+    analysed = []
+    for trainer in found:
+        sections = probe_sections([groups[i] for i in trainer["group_indices"]], meta)
+        sections["steps"].pop("notes", None)
+        judged = classify(dict(job_sections, **sections),
+                          nothing_to_judge(meta, sections["steps"], True, job_sections.get("system") or {}))
+        analysed.append((trainer, sections, judged))
+    rows = [rank_rules.rank_row(t, s, j["verdict"]) for t, s, j in analysed]
+    picture = rank_rules.judge(rows)
+    straggler = picture["straggler"]
+    for row, (_, _, judged) in zip(rows, analysed):
+        waiting = row.get("waiting_share") or 0.0
+        own = row["verdict"]
+        if waiting >= rank_rules.WAITING_NOTABLE and (straggler is None or row["rank"] != straggler["rank"]) \
+                and (own.get("bottleneck") in rank_rules.NOT_ITS_OWN or (own.get("share") or 0.0) < waiting):
+            judged["verdict"] = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
+            row["verdict"] = {k: judged["verdict"].get(k) for k in row["verdict"]}
+    headline = next(i for i, row in enumerate(rows) if row["rank"] == picture["headline_rank"])
+    _, sections, judged = analysed[headline]
+    verdict = dict(judged["verdict"])
+    if verdict.get("bottleneck"):
+        verdict["summary"] = rank_rules.job_summary(verdict, rows, picture)
+        verdict["rank"] = rows[headline]["rank"]
+    hosts = sorted({row.get("host") for row in rows if row.get("host")})
+    job = dict(picture, ranks=len(rows), hosts=hosts, pace_bound=_pace_bound(rows, picture))
+    return {"rows": rows, "job": job, "sections": sections,
+            "judged": dict(judged, verdict=verdict)}
+
+
+def _pace_bound(rows: list, picture: dict):
+    """How much faster the job can get by speeding up its slowest rank alone: the next slowest rank
+    then sets the pace."""
+    own = sorted((r["own_step_s"] for r in rows if r.get("own_step_s")), reverse=True)
+    if len(own) < 2 or not picture.get("straggler") or own[1] <= 0:
+        return None
+    return round(own[0] / own[1], 3)
+
+
+def cap_by_next_rank(advice: list, job: dict) -> list:
+    """A fix for the straggler alone speeds the job up only until the next slowest rank sets the pace."""
+    bound = job.get("pace_bound")
+    straggler = job.get("straggler")
+    if not bound or not straggler:
+        return advice
+    for item in advice:
+        estimate = item.get("estimated_speedup")
+        if estimate is not None and estimate > bound:
+            item["estimated_speedup"] = math.floor(bound * 100) / 100
+            item["why"] = (item.get("why") or "") + (
+                f"; for the job, up to {item['estimated_speedup']:.2f}x: once rank {straggler['rank']} keeps up, "
+                "the next slowest rank sets the pace")
+    return advice
