@@ -515,6 +515,23 @@ def larger_batch(ev, verdict):
                    f"samples{fits}"}
 
 
+def _gpu0_load(figures) -> str:
+    """GPU 0 against the others (DataParallel gathers there): utilisation and memory, when measured."""
+    first = [f for f in figures if f[0] == 0]
+    rest = [f for f in figures if f[0] != 0]
+    if not first or not rest:
+        return ""
+    _, util0, mem0 = first[0]
+    utils = [u for _, u, _ in rest if u is not None]
+    mems = [m for _, _, m in rest if m]
+    parts = []
+    if util0 is not None and utils:
+        parts.append(f"GPU 0 busy {util0:.0%} against {sum(utils) / len(utils):.0%} on the others")
+    if mem0 and mems:
+        parts.append(f"GPU 0 holds {mem0 / 1e9:.1f} GB against {sum(mems) / len(mems) / 1e9:.1f} GB")
+    return " (" + "; ".join(parts) + ")" if parts else ""
+
+
 @fix("ddp", "Use DistributedDataParallel: one process per GPU", ("compute", "input.cpu", "input.disk",
                                                                    "input.latency", "transfer.h2d", "host.overhead"), 3)
 def ddp(ev, verdict):
@@ -534,15 +551,15 @@ def ddp(ev, verdict):
         if ev.gpu_count > 1:
             gain = 1.3
             why = (f"nn.DataParallel drives the {ev.gpu_count} GPUs from one process: one thread per GPU under one "
-                   "GIL, scatter and gather on GPU 0 every step; DDP commonly runs such jobs 1.3x faster or more")
+                   "GIL, scatter and gather on GPU 0 every step" + _gpu0_load(ev.gpu_figures or [])
+                   + "; DDP commonly runs such jobs 1.3x faster or more")
         else:
             gain = None
             why = ("nn.DataParallel is in use; " + ("with one GPU it only adds a model copy per step" if ev.gpu else
                    "without a GPU here it runs the module as is, so its cost cannot be measured on this machine")
                    + "; on several GPUs DDP avoids the single process's GIL and the gather on GPU 0")
         return {"estimated_speedup": gain, "where": where,
-                "detail": f"replace nn.DataParallel{' at ' + where if where else ''} with DistributedDataParallel "
-                          f"and launch one process per GPU: {launch}",
+                "detail": f"replace nn.DataParallel with DistributedDataParallel and launch one process per GPU: {launch}",
                 "snippet": snippet, "why": why,
                 "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
     if not ev.gpu or verdict.get("bottleneck") != "compute" or ev.gpu_count <= 1:
@@ -550,3 +567,43 @@ def ddp(ev, verdict):
     return {"estimated_speedup": 0.9 * ev.gpu_count, "where": None,
             "detail": f"{launch} with model = DDP(model, device_ids=[local_rank])", "snippet": snippet,
             "why": f"{ev.gpu_count} GPUs are present and the job used one"}
+
+
+ACCUMULATE = 4      # micro-batches per optimizer step that the accumulation fix proposes
+
+
+@fix("ddp-no-sync", "Accumulate gradients over several micro-batches with DDP's no_sync()", ("comm",), 2)
+def ddp_no_sync(ev, verdict):
+    """The gradient all-reduce runs once per optimizer step instead of once per batch: with k
+    micro-batches per step, k-1 of every k all-reduces go."""
+    if verdict.get("bottleneck") != "comm" or not verdict.get("share"):
+        return None
+    share = verdict["share"]
+    k = ACCUMULATE
+    gain = 1.0 / (1.0 - share * (k - 1) / k)
+    return {"estimated_speedup": gain, "where": None,
+            "detail": f"all-reduce once every {k} batches: wrap the backward of the first {k - 1} in model.no_sync() "
+                      f"and step the optimizer on the {k}th (the loss divided by {k}); the batch per update grows {k}x",
+            "snippet": (f"sync = (i + 1) % {k} == 0\n"
+                        "with (contextlib.nullcontext() if sync else model.no_sync()):\n"
+                        f"    (loss_fn(model(x), y) / {k}).backward()\n"
+                        "if sync:\n"
+                        "    optimizer.step(); optimizer.zero_grad()"),
+            "why": f"{share:.0%} of each step waits in collectives; {k - 1} of every {k} all-reduces go, so a step is "
+                   f"up to {gain:.2f}x faster"}
+
+
+@fix("ddp-buckets", "Fewer, larger gradient buckets in DDP (bucket_cap_mb)", ("comm",), 1)
+def ddp_buckets(ev, verdict):
+    """Larger buckets mean fewer all-reduce calls, each started as soon as its gradients are ready,
+    so more of the communication overlaps the rest of the backward pass. The gain depends on the
+    network and the model's layer sizes: it is not estimated; `gpuprof try` can measure it."""
+    if verdict.get("bottleneck") != "comm":
+        return None
+    return {"estimated_speedup": None, "where": None,
+            "detail": "DistributedDataParallel(model, bucket_cap_mb=100, gradient_as_bucket_view=True) "
+                      "(the default bucket is 25 MB); with static graphs also static_graph=True",
+            "snippet": "model = DistributedDataParallel(model, device_ids=[local_rank], bucket_cap_mb=100, "
+                       "gradient_as_bucket_view=True)",
+            "why": f"{verdict['share']:.0%} of each step waits in collectives; fewer, larger all-reduces overlap "
+                   "better with the backward pass"}

@@ -47,7 +47,7 @@ STRUCTURAL = ("ddp",)
 NEAR_TIE = 1.05     # estimates this close are within their own uncertainty
 #: Fixes that change what the model trains on (fewer fresh samples per step, another batch size): they
 #: follow the fixes that keep training the same, whatever their estimate.
-CHANGES_TRAINING = ("batch-echoing", "larger-batch")
+CHANGES_TRAINING = ("batch-echoing", "larger-batch", "ddp-no-sync")
 
 
 def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:

@@ -45,6 +45,7 @@ class Evidence:
     gpu_util: float = None
     gpu_mem_free_share: float = None
     gpu_count: int = 0
+    gpu_figures: list = None        # per GPU: (index, util_gpu, mem_used_max_bytes)
     copy_share: float = None
     copies: dict = field(default_factory=dict)
     hdf5: list = field(default_factory=list)
@@ -126,6 +127,7 @@ def gather(sections: dict) -> Evidence:
         ev.gpu = True
         ev.gpu_count = len(gpus)
         ev.gpu_util = job_gpu_util(gpus)
+        ev.gpu_figures = [(g.get("index"), g.get("util_gpu"), g.get("mem_used_max_bytes")) for g in gpus]
         frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
                  if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
         ev.gpu_mem_free_share = min(frees) if frees else None

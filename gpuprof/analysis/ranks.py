@@ -16,7 +16,7 @@ producers' CPU, ...) says why."""
 
 from gpuprof.analysis.series import median
 
-STRAGGLER_RATIO = 1.15      # own work this much above the median of the others' names a straggler
+STRAGGLER_RATIO = 1.25      # own work this much above the median of the others' names a straggler
 WAITING_NOTABLE = 0.2       # a share of the step spent waiting on other ranks that is worth a verdict
 #: Verdicts that only say "nothing else is the limit": a rank that mostly waits for others gets the
 #: waiting verdict instead.
@@ -100,12 +100,23 @@ def judge(rows: list) -> dict:
     others = [r["own_step_s"] for r in usable if r is not slowest]
     typical = median_rank([r["own_step_s"] for r in usable])
     straggler = None
-    if others and slowest["own_step_s"] >= STRAGGLER_RATIO * median(others):
-        straggler = _straggler(slowest, [r for r in usable if r is not slowest])
+    rest = [r for r in usable if r is not slowest]
+    if others and slowest["own_step_s"] >= STRAGGLER_RATIO * median(others) and _held_back(slowest, rest):
+        straggler = _straggler(slowest, rest)
     bottlenecks = {r["verdict"].get("bottleneck") for r in usable}
     return {"headline_rank": slowest["rank"], "straggler": straggler,
             "speedup_if_median": round(slowest["own_step_s"] / typical, 3) if typical else None,
             "same_bottleneck": bottlenecks.pop() if len(bottlenecks) == 1 else None}
+
+
+def _held_back(slow: dict, others: list) -> bool:
+    """Did the others lose time to the slow rank? In a synchronous job they wait for it (a notable
+    share of their step); in one without collectives its steps are simply longer. Two ranks that
+    share a few cores differ by some 10-20% in how long their backward takes, without either
+    holding the other back: that alone names no straggler."""
+    waiting = median([r.get("waiting_share") or 0.0 for r in others])
+    steps = median([r["mean_step_s"] for r in others])
+    return waiting >= WAITING_NOTABLE or slow["mean_step_s"] >= STRAGGLER_RATIO * steps
 
 
 def median_rank(values: list) -> float:

@@ -3,7 +3,7 @@
 The saved report.json is left as `run` wrote it; `--json FILE` writes the new one elsewhere."""
 
 import sys
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -16,7 +16,9 @@ FORMATS = ("console", "json", "markdown", "trace", "html")
 
 @app.command(cls=Command)
 def report(
-    run_dir: str = typer.Argument(..., metavar="RUN_DIR", help="A run folder written by `gpuprof run`."),
+    run_dirs: List[str] = typer.Argument(..., metavar="RUN_DIR...",
+                                         help="A run folder written by `gpuprof run`; several (or a folder "
+                                              "holding several, one per node) make one report for the job."),
     fmt: str = typer.Option("console", "--format", "-f", metavar="FORMAT",
                             help="console, json, markdown, trace (Perfetto / Chrome trace JSON) or html "
                                  "(one self-contained page with plots)."),
@@ -30,18 +32,17 @@ def report(
     `--format html` gives one self-contained page with plots; `--format trace` a timeline that
     opens in ui.perfetto.dev or chrome://tracing."""
     from gpuprof.reporting.outputs import check_all, try_write
-    from gpuprof.reporting.save import build
 
     if fmt not in FORMATS:
         raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(FORMATS)}")
     check_all((json_path, "--json"), (out_path, "--out"))
     try:
-        data = build(run_dir)
+        data, run_dir = _build(run_dirs)
         text = _text(run_dir, data, fmt)
     except RecordError as exc:
         raise UsageProblem(str(exc))
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        raise UsageProblem(f"{run_dir}: the saved run is malformed ({exc.__class__.__name__}: {exc})")
+        raise UsageProblem(f"{' '.join(run_dirs)}: the saved run is malformed ({exc.__class__.__name__}: {exc})")
     if out_path is not None and out_path != "-":
         if not try_write(out_path, text, "--out"):
             return 2
@@ -51,6 +52,21 @@ def report(
     if json_path is not None and not try_write(json_path, _json(data), "--json"):
         return 2
     return 0
+
+
+def _build(paths: list):
+    """(report, the run folder its pictures come from): one run folder as it is, several merged
+    into the job's report (pictures then show the node of the rank that sets the pace)."""
+    from gpuprof.reporting.job import build_job_report, run_folders
+    from gpuprof.reporting.save import build
+    folders = run_folders(paths)
+    if len(folders) == 1:
+        return build(folders[0]), folders[0]
+    data = build_job_report(folders)
+    rank = (data.get("verdict") or {}).get("rank")
+    host = next((row.get("host") for row in data.get("ranks") or [] if row.get("rank") == rank), None)
+    folder = next((node["run_dir"] for node in data["nodes"] if node["host"] == host), folders[0])
+    return data, folder
 
 
 def _text(run_dir: str, data: dict, fmt: str) -> str:

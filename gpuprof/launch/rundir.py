@@ -5,6 +5,7 @@ import os
 import time
 
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.record.hosts import host_name
 from gpuprof.record.schema import EVENTS_DIR, RUN_FILE, RUN_FORMAT
 
 def default_parent() -> str:
@@ -16,7 +17,29 @@ def default_parent() -> str:
 
 
 def _fresh_name(label: str) -> str:
-    return f"{label}-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+    """<script>-<host>-<time>-<random>: runs of one job on many nodes, written into one shared
+    folder, never collide and say where each ran."""
+    return f"{label}-{host_name()}-{time.strftime('%Y%m%d-%H%M%S')}-{os.urandom(3).hex()}"
+
+
+def spans_nodes(argv=(), environ=None) -> bool:
+    """Whether this run is one node of a job on several: Slurm says so (SLURM_NNODES or
+    SLURM_JOB_NUM_NODES above 1), or the command is a torchrun with --nnodes other than 1."""
+    environ = os.environ if environ is None else environ
+    for name in ("SLURM_NNODES", "SLURM_JOB_NUM_NODES"):
+        value = environ.get(name, "")
+        if value.isdigit() and int(value) > 1:
+            return True
+    args = [str(a) for a in argv]
+    for i, arg in enumerate(args):
+        value = None
+        if arg == "--nnodes" and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--nnodes="):
+            value = arg.split("=", 1)[1]
+        if value is not None and value.strip() not in ("1", "1:1"):
+            return True
+    return False
 
 
 def _claim(path: str, placeholder: dict) -> bool:
@@ -30,17 +53,18 @@ def _claim(path: str, placeholder: dict) -> bool:
     return True
 
 
-def create_run_dir(out, label: str) -> str:
+def create_run_dir(out, label: str, per_node: bool = False) -> str:
     """`--out DIR` names the run folder; if DIR already holds a run, a new folder inside DIR is used,
     so neither earlier nor concurrent runs are ever overwritten. Without --out: a fresh folder in
-    default_parent()."""
+    default_parent(). `per_node` (one node of a multi-node job): always a fresh folder inside DIR,
+    so every node's run sits beside the others' and `gpuprof report DIR` merges them."""
     placeholder = {"format": RUN_FORMAT, "status": "running", "pid": os.getpid()}
     parent = out if out is not None else default_parent()
     try:
         os.makedirs(parent, exist_ok=True)
         if not os.access(parent, os.W_OK | os.X_OK):
             raise PermissionError(13, "permission denied")
-        if out is not None and _claim(parent, placeholder):
+        if out is not None and not per_node and _claim(parent, placeholder):
             path = parent
         else:
             while True:

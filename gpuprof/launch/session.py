@@ -8,7 +8,7 @@ import time
 
 import gpuprof
 from gpuprof.launch.environment import child_environment
-from gpuprof.launch.rundir import create_run_dir
+from gpuprof.launch.rundir import create_run_dir, spans_nodes
 from gpuprof.launch.supervisor import Supervisor
 from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.hosts import host_name
@@ -59,7 +59,8 @@ class RunSession:
         self._threads = []
 
     def prepare(self) -> str:
-        self.run_dir = create_run_dir(self.options.out, self.command.label)
+        self.run_dir = create_run_dir(self.options.out, self.command.label,
+                                      per_node=spans_nodes(self.command.argv))
         return self.run_dir
 
     def settings(self) -> dict:

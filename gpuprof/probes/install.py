@@ -51,7 +51,7 @@ def _watch_distributed(torch) -> None:
 
     dist = getattr(torch, "distributed", None)
     original = getattr(dist, "init_process_group", None) if dist is not None else None
-    if original is None or getattr(original, "__wrapped__", None) is not None:
+    if original is None or getattr(original, "_gpuprof", False):
         return
 
     def init_process_group(*args, **kwargs):
@@ -64,6 +64,7 @@ def _watch_distributed(torch) -> None:
         return result
 
     init_process_group.__wrapped__ = original
+    init_process_group._gpuprof = True
     init_process_group.__name__ = getattr(original, "__name__", "init_process_group")
     init_process_group.__doc__ = getattr(original, "__doc__", None)
     dist.init_process_group = init_process_group

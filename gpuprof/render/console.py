@@ -64,7 +64,9 @@ def header(report: dict):
     command = " ".join(report.get("command") or [])
     text.append(f"  {command}\n", style="bold")
     text.append(f"{report.get('outcome', '')} after {seconds(report.get('duration_s'))}")
-    if report.get("run_dir"):
+    if len(report.get("run_dirs") or []) > 1:
+        text.append(f"  ·  merged from {len(report['run_dirs'])} run folders", style="dim")
+    elif report.get("run_dir"):
         text.append(f"  ·  run saved in {report['run_dir']}", style="dim")
     return text
 
@@ -219,6 +221,23 @@ def ranks_table(report: dict):
     return Group(table, hanging("  ", evidence, "dim", "dim")) if evidence else table
 
 
+@section
+def nodes_table(report: dict):
+    """One row per machine of a job merged from several run folders."""
+    nodes = report.get("nodes") or []
+    if len(nodes) < 2:
+        return None
+    table = Table(title=f"\nNodes ({len(nodes)})", title_justify="left", box=None, padding=(0, 2), header_style="dim")
+    for name in ("host", "ranks", "outcome", "CPU busy", "disk read", "GPUs", "run folder"):
+        table.add_column(name)
+    for node in nodes:
+        cores = node.get("cores_busy")
+        table.add_row(str(node.get("host")), ", ".join(str(r) for r in node.get("ranks") or []) or "-",
+                      str(node.get("outcome")), "n/a" if cores is None else f"{cores:.2f} of {node.get('cpu_count')}",
+                      rate(node.get("read_mb_s")), str(node.get("gpus") or 0), str(node.get("run_dir")))
+    return table
+
+
 def straggler_evidence(job: dict) -> str:
     """The numbers that name the straggler, in one sentence (None without a straggler)."""
     s = job.get("straggler")
@@ -226,9 +245,11 @@ def straggler_evidence(job: dict) -> str:
         return None
     return (f"rank {s['rank']}{' on ' + s['host'] if s.get('host') else ''}: own work {seconds(s.get('own_step_s'))} "
             f"per step against {seconds(s.get('others_own_step_s'))} on the others; data wait "
-            f"{pct(s.get('data_wait_share'))} against {pct(s.get('others_data_wait_share'))}; its producers used "
-            f"{seconds(s.get('producers_cpu_s'))} of CPU against {seconds(s.get('others_producers_cpu_s'))}; "
-            f"the others wait for it {pct(s.get('others_waiting_share'))} of their step")
+            f"{pct(s.get('data_wait_share'))} against {pct(s.get('others_data_wait_share'))}; "
+            + (f"its DataLoader producers used {seconds(s.get('producers_cpu_s'))} of CPU against "
+               f"{seconds(s.get('others_producers_cpu_s'))}; " if s.get("producers_cpu_s") or s.get("others_producers_cpu_s")
+               else "")
+            + f"the others wait for it {pct(s.get('others_waiting_share'))} of their step")
 
 
 @section

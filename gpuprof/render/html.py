@@ -27,7 +27,7 @@ def render_html(record: dict, report: dict, tried: dict = None) -> str:
         _pressure_plot(timeline, frame),
         _try_plot(report, tried),
     ) if plot]
-    body = "".join([_header(report), _verdict(report), _fixes(report), _figures(report),
+    body = "".join([_header(report), _verdict(report), _fixes(report), _ranks(report), _figures(report),
                     '<h2>Over time</h2>' if plots else "", "".join(plots), _notes(report)])
     title = f"gpuprof: {html.escape(_command(report))}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -101,6 +101,22 @@ def _fixes(report: dict) -> str:
             parts.append(f'<p class="why">ranked {_esc(item["ranked_by"])}</p>')
         items.append("".join(parts) + "</li>")
     return f'<section><h2>{heading}</h2><ol class="fixes">{"".join(items)}</ol></section>'
+
+
+def _ranks(report: dict) -> str:
+    """One row per rank of a distributed job, the straggler marked."""
+    rows = report.get("ranks") or []
+    if not rows:
+        return ""
+    straggler = ((report.get("job") or {}).get("straggler") or {}).get("rank")
+    head = "".join(f"<th>{h}</th>" for h in ("rank", "host", "step time", "own work", "data wait",
+                                             "waiting on others", "verdict"))
+    body = "".join(
+        f"<tr><td>{_esc(r.get('rank'))}</td><td>{_esc(r.get('host'))}</td><td>{seconds(r.get('mean_step_s'))}</td>"
+        f"<td>{seconds(r.get('own_step_s'))}</td><td>{pct(r.get('data_wait_share'))}</td>"
+        f"<td>{pct(r.get('waiting_share'))}</td><td><code>{_esc((r.get('verdict') or {}).get('bottleneck'))}</code>"
+        f"{' <strong>straggler</strong>' if r.get('rank') == straggler else ''}</td></tr>" for r in rows)
+    return f'<section><h2>Ranks</h2><table class="small"><tr>{head}</tr>{body}</table></section>'
 
 
 def _figures(report: dict) -> str:

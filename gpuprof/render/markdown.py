@@ -61,6 +61,17 @@ def render_markdown(report: dict) -> str:
         top = advice[0]
         if top.get("snippet"):
             lines += [f"Top fix, `{top['id']}`:", "", "```python", top["snippet"], "```", ""]
+    ranks = report.get("ranks") or []
+    if ranks:
+        straggler = ((report.get("job") or {}).get("straggler") or {}).get("rank")
+        lines += ["| rank | host | step time | own work | data wait | waiting on others | verdict |",
+                  "|---|---|---|---|---|---|---|"]
+        for row in ranks:
+            mark = " (straggler)" if row.get("rank") == straggler else ""
+            lines.append(f"| {row.get('rank')} | {escape(row.get('host'))} | {seconds(row.get('mean_step_s'))} "
+                         f"| {seconds(row.get('own_step_s'))} | {pct(row.get('data_wait_share'))} "
+                         f"| {pct(row.get('waiting_share'))} | `{(row.get('verdict') or {}).get('bottleneck')}`{mark} |")
+        lines.append("")
     steps = report.get("steps") or {}
     if steps.get("count"):
         lines += [f"Steps: {steps['count']}, median {seconds(steps.get('median_step_s'))}, "

@@ -85,7 +85,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
-    ranks = judge_ranks(groups, meta, dict(sections, probe_gap=None))
+    ranks = judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
     if ranks is not None:
         # A distributed job: the report speaks for the rank that sets the job's pace.
         probes = dict(probes, **ranks["sections"])
@@ -194,9 +194,10 @@ def probe_sections(groups: list, meta: dict) -> dict:
     }
 
 
-def judge_ranks(groups: list, meta: dict, job_sections: dict):
+def judge_ranks(groups: list, meta: dict, context_of):
     """For a job with two or more trainers: each rank analysed as a run of its own (its process and
-    its workers), the straggler named, and the headline rank's sections and verdict. None otherwise."""
+    its workers, judged against `context_of(trainer)`: its machine's system and memory sections),
+    the straggler named, and the headline rank's sections and verdict. None otherwise."""
     found = rank_rules.trainers(groups)
     if len(found) < 2:
         return None
@@ -204,8 +205,9 @@ def judge_ranks(groups: list, meta: dict, job_sections: dict):
     for trainer in found:
         sections = probe_sections([groups[i] for i in trainer["group_indices"]], meta)
         sections["steps"].pop("notes", None)
-        judged = classify(dict(job_sections, **sections),
-                          nothing_to_judge(meta, sections["steps"], True, job_sections.get("system") or {}))
+        context = context_of(trainer)
+        judged = classify(dict(context, **sections),
+                          nothing_to_judge(meta, sections["steps"], True, context.get("system") or {}))
         analysed.append((trainer, sections, judged))
     rows = [rank_rules.rank_row(t, s, j["verdict"]) for t, s, j in analysed]
     picture = rank_rules.judge(rows)

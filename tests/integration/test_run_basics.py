@@ -142,7 +142,11 @@ def test_report_command_renders_a_saved_run_again(tmp_path):
     assert again.returncode == 0
     import json
     assert json.loads(again.stdout)["system"] == first["system"]
-    bad = gpuprof("report", str(tmp_path), cwd=tmp_path)
+    # The folder holding the run (as `--out` on several nodes writes them) reports the run inside.
+    parent = gpuprof("report", str(tmp_path), "--format", "json", cwd=tmp_path)
+    assert parent.returncode == 0 and json.loads(parent.stdout)["system"] == first["system"]
+    (tmp_path / "empty").mkdir()
+    bad = gpuprof("report", str(tmp_path / "empty"), cwd=tmp_path)
     assert bad.returncode == 2 and "not a gpuprof run" in bad.stderr and "Traceback" not in bad.stderr
 
 
