@@ -32,7 +32,7 @@ def run(
     module: Optional[str] = typer.Option(None, "-m", "--module", metavar="MODULE",
                                          help="Run a module, as `python -m MODULE ARGS`."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Run folder for samples and events [default: ~/.local/state/gpuprof/runs/<script>-<time>-<id>]."),
+                                      help="Run folder for samples and events [default: ~/.local/state/gpuprof/runs/<script>-<host>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
     interval: Optional[float] = typer.Option(None, "--interval", metavar="SECONDS",
                                              help="System sampling interval [default: 0.1]."),

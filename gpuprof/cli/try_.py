@@ -36,7 +36,7 @@ def try_(
     warmup_steps: int = typer.Option(5, "--warmup-steps", metavar="K", help="Warm-up steps left out of each run."),
     rounds: int = typer.Option(3, "--rounds", metavar="R", help="Rounds of baseline and variants."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Folder for the experiment's runs [default: ~/.local/state/gpuprof/runs/try-<script>-<time>-<id>]."),
+                                      help="Folder for the experiment's runs [default: ~/.local/state/gpuprof/runs/try-<script>-<host>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the results as JSON ('-' for stdout)."),
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="Also write the results as Markdown."),
     interval: float = typer.Option(0.1, "--interval", metavar="SECONDS", help="System sampling interval."),
