@@ -76,6 +76,8 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
             wait_source = "before-first-forward"
             gap_cpu_share = min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None
     share = min(data_wait / window, 1.0) if data_wait is not None and window > 0 else None
+    timed_backward = [b for b in measured if "b" in b]
+    backward = total(timed_backward, "b") if timed_backward else None
     batch_size = _batch_size(loaders, process_batches)
     steps_per_second = measured_count / window if window > 0 else None
     steady = _steady(step_durations)
@@ -95,6 +97,8 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "data_wait_share": share,
         "data_wait_source": wait_source,
         "data_wait_cpu_share": gap_cpu_share,
+        "backward_s": backward,
+        "backward_share": min(backward / window, 1.0) if backward is not None and window > 0 else None,
         "other_loaders_wait_s": other_wait,
         "batch_size": batch_size,
         "steps_per_second": steps_per_second,

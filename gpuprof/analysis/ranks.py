@@ -76,6 +76,7 @@ def rank_row(trainer: dict, sections: dict, verdict: dict) -> dict:
         "data_wait_s": steps.get("data_wait_s"), "data_wait_share": steps.get("data_wait_share"),
         "shares": {k: shares.get(k) for k in ("forward", "backward", "optimizer", "collective", "dataloader", "host")
                    if shares.get(k) is not None},
+        "backward_share": steps.get("backward_share"),
         "loaders": loaders,
         "producers_cpu_s": round(sum(l.get("cpu_s") or 0.0 for l in loaders), 3),
         "verdict": {k: verdict.get(k) for k in ("bottleneck", "share", "confidence", "reason", "summary")},
@@ -89,11 +90,11 @@ def judge(rows: list) -> dict:
     if not usable:
         return {"headline_rank": rows[0]["rank"] if rows else None, "straggler": None, "speedup_if_median": None,
                 "same_bottleneck": None}
-    backward = [r["shares"].get("backward") for r in usable if r["shares"].get("backward") is not None]
+    backward = [_backward(r) for r in usable if _backward(r) is not None]
     fastest_backward = min(backward) if backward else 0.0
     for row in usable:
         shares = row["shares"]
-        waiting = (shares.get("collective") or 0.0) + max((shares.get("backward") or 0.0) - fastest_backward, 0.0)
+        waiting = (shares.get("collective") or 0.0) + max((_backward(row) or 0.0) - fastest_backward, 0.0)
         row["waiting_share"] = round(min(waiting, 1.0), 4)
         row["own_step_s"] = row["mean_step_s"] * (1.0 - row["waiting_share"])
     slowest = max(usable, key=lambda r: r["own_step_s"])
@@ -107,6 +108,12 @@ def judge(rows: list) -> dict:
     return {"headline_rank": slowest["rank"], "straggler": straggler,
             "speedup_if_median": round(slowest["own_step_s"] / typical, 3) if typical else None,
             "same_bottleneck": bottlenecks.pop() if len(bottlenecks) == 1 else None}
+
+
+def _backward(row: dict):
+    """The share of the step in backward(): timed by the step probe, else sampled."""
+    timed = row.get("backward_share")
+    return timed if timed is not None else row["shares"].get("backward")
 
 
 def _held_back(slow: dict, others: list) -> bool:

@@ -40,8 +40,11 @@ def build_timeline(record: dict, report: dict) -> dict:
         "origin": origin,
         "duration_s": meta.get("duration_s"),
         "window": window,
-        "processes": _processes(groups, fetches, training_pid, where_of, loaders, rel),
+        "processes": _processes(groups, fetches, training_pid, where_of, loaders, rel, report.get("ranks") or []),
         "steps": _steps(groups, steps_section, batches, where_of, rel),
+        "rank_steps": {row["pid"]: _steps(groups, {"pid": row["pid"], "source": _source_of(groups, row["pid"])},
+                                          batches, where_of, rel)
+                       for row in report.get("ranks") or [] if row.get("pid") is not None},
         "waits": _waits(batches, where_of, rel),
         "fetches": _fetches(fetches, where_of, loaders, rel),
         "epochs": _epochs(events_of_kind(groups, "epoch"), batches, where_of, rel),
@@ -52,8 +55,16 @@ def build_timeline(record: dict, report: dict) -> dict:
     }
 
 
-def _processes(groups, fetches, training_pid, where_of, loaders, rel) -> list:
-    """Every registered process with its role: training, a DataLoader worker, or other."""
+def _source_of(groups, pid) -> str:
+    """The step kind a trainer's steps come from: optimizer steps, else backward passes."""
+    kinds = {e.get("k") for events in groups if events and events[0].get("pid") == pid for e in events}
+    return "optimizer" if "step" in kinds else "backward"
+
+
+def _processes(groups, fetches, training_pid, where_of, loaders, rel, ranks=()) -> list:
+    """Every registered process with its role: training (each rank of a distributed job), a
+    DataLoader worker, or other."""
+    rank_of = {row.get("pid"): row for row in ranks}
     worker_of = {}
     for fetch in fetches:
         if fetch.get("w") is not None:
@@ -61,7 +72,10 @@ def _processes(groups, fetches, training_pid, where_of, loaders, rel) -> list:
     out = []
     for proc in registered_processes(groups):
         pid = proc.get("pid")
-        if pid == training_pid:
+        if pid in rank_of:
+            row = rank_of[pid]
+            role, name = "training", f"rank {row.get('rank')}" + (f" on {row['host']}" if row.get("host") else "")
+        elif pid == training_pid:
             role, name = "training", "training"
         elif pid in worker_of:
             worker, where = worker_of[pid]
@@ -73,8 +87,8 @@ def _processes(groups, fetches, training_pid, where_of, loaders, rel) -> list:
                     "worker": worker_of.get(pid, (None,))[0],
                     "start": rel(proc["t"]) if proc.get("t") is not None else None})
     order = {"training": 0, "worker": 1, "other": 2}
-    return sorted(out, key=lambda p: (order[p["role"]], p["worker"] if p["worker"] is not None else 0,
-                                      p["start"] or 0.0))
+    return sorted(out, key=lambda p: (order[p["role"]], rank_of.get(p["pid"], {}).get("rank") or 0,
+                                      p["worker"] if p["worker"] is not None else 0, p["start"] or 0.0))
 
 
 def _loader_where(fetch, where_of, loaders):

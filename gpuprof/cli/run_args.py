@@ -8,6 +8,7 @@ VALUE_OPTIONS = {
     "--out": ("out", str), "--json": ("json_path", str), "--interval": ("interval", float),
     "--steps": ("steps", int), "--warmup-steps": ("warmup_steps", int), "--gate": ("gate_config", str),
     "--junit": ("junit", str), "--markdown": ("markdown", str), "--python": ("python", str),
+    "--html": ("html", str), "--trace": ("trace", str),
 }
 FLAGS = {
     "--probes": ("probes", True), "--no-probes": ("probes", False), "--gpu": ("gpu", True),

@@ -21,7 +21,11 @@ import weakref
 from . import boot, dataloader, memory
 from .stream import Stream
 
-_state = {"stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
+#: Per step: host time before the first forward (f) and this thread's CPU in it (fc); seconds spent in
+#: backward() during the step (b): in DDP, where a rank waits for the others' gradients.
+STEP_FIELDS = ("f", "fc", "b")
+
+_state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None}     # stop_at: None unknown yet, 0 nothing (more) to stop at
@@ -32,8 +36,8 @@ def install(torch) -> None:
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
     _state["register_pre_hook"] = register_module_forward_pre_hook
-    _state["stream"] = Stream("step", ("f", "fc"))
-    _state["bstream"] = Stream("bstep", ("f", "fc"))
+    _state["stream"] = Stream("step", STEP_FIELDS)
+    _state["bstream"] = Stream("bstep", STEP_FIELDS)
     register_optimizer_step_pre_hook(_before_step)
     register_optimizer_step_post_hook(_after_step)
     _wrap_backward(torch.Tensor)
@@ -75,7 +79,9 @@ def _wrap_backward(tensor_cls) -> None:
         if state["stop_pending"]:
             state["stop_pending"] = False
             _stop_program()
+        started = _monotonic()
         result = original(self, *args, **kwargs)
+        state["backward_s"] += _monotonic() - started
         if not state["optimizer_seen"] and not state["in_optimizer"] and state["bstream"] is not None:
             try:
                 state["bcount"] = state.get("bcount", 0) + 1
@@ -105,11 +111,12 @@ def _record_step(optimizer, now: float, stream=None) -> None:
         _disarm()
     last_end = state["last_end"]
     stream = stream or state["stream"]
+    backward, state["backward_s"] = state["backward_s"], 0.0
     if first_forward is not None and last_end is not None:
         # The host time before the forward, and this thread's CPU in it.
-        stream.add(now, first_forward - last_end, state["forward_cpu"])
+        stream.add(now, first_forward - last_end, state["forward_cpu"], backward)
     else:
-        stream.add(now, None, None)
+        stream.add(now, None, None, backward)
     state["count"] += 1
     if state["count"] == 1:
         _start_sampling()
@@ -226,6 +233,6 @@ def _reset_in_child() -> None:
         sampling.reset_in_child()
     except Exception:
         pass
-    _state.update(stream=Stream("step", ("f", "fc")), bstream=Stream("bstep", ("f", "fc")), last_end=None,
+    _state.update(stream=Stream("step", STEP_FIELDS), bstream=Stream("bstep", STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0)

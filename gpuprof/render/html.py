@@ -19,6 +19,7 @@ def render_html(record: dict, report: dict, tried: dict = None) -> str:
     frame = _frame(timeline)
     plots = [plot for plot in (
         _step_plot(timeline, report, frame),
+        _rank_plot(timeline, report, frame),
         _worker_plot(timeline, frame),
         _cpu_plot(timeline, frame),
         _disk_plot(timeline, frame),
@@ -192,6 +193,21 @@ def _step_plot(timeline, report, frame) -> str:
     return _figure("Step time and data wait", line_chart(series, "ms", **frame, label="step time and data wait"),
                    "Each point is one step (the start-up step is left out) or one wait for a batch; the shaded "
                    "part is the measured window. Later points of a long run stand for blocks of steps (their mean).")
+
+
+def _rank_plot(timeline, report, frame) -> str:
+    """Each rank's wait for its batches: the straggler's stands out (its step time alone would not)."""
+    rows = report.get("ranks") or []
+    series = []
+    for row in rows:
+        waits = [w for w in timeline["waits"] if w["pid"] == row.get("pid")]
+        if waits:
+            series.append(Series(f"rank {row.get('rank')}", *zip(*_per_item(waits, lambda w: w["wait"] * MS))))
+    if len(series) < 2:
+        return ""
+    return _figure("Wait for each batch, per rank", line_chart(series, "ms", **frame, label="data wait per rank"),
+                   "In a synchronous job every rank's step lasts as long as the slowest one's; the rank that waits "
+                   "for its data is the one the others wait for.")
 
 
 def _worker_plot(timeline, frame) -> str:

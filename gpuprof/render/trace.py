@@ -72,8 +72,12 @@ def trace_events(record: dict, report: dict) -> dict:
     roles = {p["pid"]: p for p in timeline["processes"]}
     for index, proc in enumerate(timeline["processes"]):
         trace.process(proc["pid"], f"{proc['name']} (pid {proc['pid']})", index)
-    training = next((p["pid"] for p in timeline["processes"] if p["role"] == "training"), None)
-    _steps(trace, timeline, training)
+    if timeline["rank_steps"]:
+        for pid, steps in timeline["rank_steps"].items():
+            _steps(trace, steps, pid)
+    else:
+        training = next((p["pid"] for p in timeline["processes"] if p["role"] == "training"), None)
+        _steps(trace, timeline["steps"], training)
     _waits(trace, timeline)
     _fetches(trace, timeline, roles)
     _epochs(trace, timeline)
@@ -93,12 +97,12 @@ def trace_text(record: dict, report: dict) -> str:
     return json.dumps(trace_events(record, report), separators=(",", ":"), allow_nan=False)
 
 
-def _steps(trace, timeline, pid):
-    if pid is None or not timeline["steps"]:
+def _steps(trace, steps, pid):
+    if pid is None or not steps:
         return
     trace.thread(pid, STEPS_TID, "steps")
     number = 0
-    for step in timeline["steps"]:
+    for step in steps:
         first = number + 1
         number += step["n"]
         seconds = step["end"] - step["start"]

@@ -88,7 +88,9 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     ranks = judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
     if ranks is not None:
         # A distributed job: the report speaks for the rank that sets the job's pace.
+        stepped = probes["steps"].get("processes")
         probes = dict(probes, **ranks["sections"])
+        probes["steps"]["processes"] = stepped          # how many processes stepped: the job's count
         judged = ranks["judged"]
     advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
     if ranks is not None:
