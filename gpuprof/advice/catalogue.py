@@ -176,17 +176,40 @@ def num_workers(ev, verdict):
                    f"fit at most {budget:.2f}x faster")
     if gain < MIN_GAIN:
         return None
+    change = {"num_workers": suggested, "persistent_workers": True}
+    snippet = loader_snippet(ev, change)
+    detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
+    threads = _threads_beside_workers(ev, suggested) if kind != "input.latency" else None  # waiting workers need no core
+    oversubscribed = ""
+    if threads is not None:
+        change["torch_threads"] = threads
+        snippet = f"torch.set_num_threads({threads})   # in the training process: leave the workers their cores\n" + snippet
+        detail += f", and torch.set_num_threads({threads}) in the training process"
+        oversubscribed = (f"; the training's {ev.loader.get('torch_threads') or ev.cpu_count} intra-op threads and "
+                          f"{suggested} workers would share {ev.cpu_count} cores, and idle intra-op threads spin on "
+                          f"theirs")
     return {
         "estimated_speedup": gain,
         "where": _where(ev),
-        "detail": loader_detail(ev, f"num_workers {n} -> {suggested}" +
-                                (" (batches then overlap with compute)" if n == 0 else "")),
-        "snippet": loader_snippet(ev, {"num_workers": suggested, "persistent_workers": True}),
+        "detail": loader_detail(ev, detail),
+        "snippet": snippet,
         "why": f"{_pct(w)} of each step waits for data; producers run at {_pct(ev.producer_cpu_ratio or 0)} CPU; "
                f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
-               f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}",
-        "change": {"num_workers": suggested, "persistent_workers": True},
+               f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}{oversubscribed}",
+        "change": change,
     }
+
+
+def _threads_beside_workers(ev, workers: int):
+    """On a CPU-only machine the training process's intra-op threads and the workers share the
+    cores; when together they outnumber them, the training keeps fewer threads (None: no change).
+    torch's default is one thread per core, so an unknown count is taken as that."""
+    if ev.gpu:
+        return None
+    threads = (ev.loader or {}).get("torch_threads") or ev.cpu_count
+    if threads + workers <= ev.cpu_count:
+        return None
+    return max(1, ev.cpu_count - workers)
 
 
 @fix("persistent-workers", "Keep DataLoader workers alive between epochs", INPUT, 1)

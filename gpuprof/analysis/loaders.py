@@ -39,6 +39,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "prefetch_factor": loader.get("prefetch_factor"),
             "persistent_workers": loader.get("persistent_workers"),
             "context": loader.get("context"),
+            "torch_threads": loader.get("torch_threads"),
             "dataset": loader.get("dataset"),
             "sampler": loader.get("sampler"),
             "iterable": loader.get("iterable"),

@@ -12,6 +12,7 @@ SETTABLE = {
     "pin_memory": ("bool", None),
     "persistent_workers": ("bool", None),
     "prefetch_factor": (int, None),
+    "torch_threads": (int, None),
     "batch_size": (int, "changes the optimisation (fewer, larger steps; scale the learning rate) and the "
                         "batches' contents"),
 }

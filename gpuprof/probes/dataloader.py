@@ -83,6 +83,7 @@ def _register(loader, found) -> str:
         "sampler": type(loader.sampler).__qualname__ if loader.sampler is not None else None,
         "batch_sampler": type(loader.batch_sampler).__qualname__ if loader.batch_sampler is not None else None,
         "iterable": _is_iterable(loader),
+        "torch_threads": _torch_threads(),
     })
     return loader_id
 
@@ -93,6 +94,16 @@ def _is_iterable(loader) -> bool:
         return isinstance(loader.dataset, IterableDataset)
     except Exception:
         return False
+
+
+def _torch_threads():
+    """The intra-op threads of the process building the loader: on a CPU-only machine they share the
+    cores with the workers."""
+    try:
+        import torch
+        return int(torch.get_num_threads())
+    except Exception:
+        return None
 
 
 def _context_name(loader):

@@ -5,7 +5,8 @@ applied where the probes already sit, never by editing files:
 
 - DataLoader settings (num_workers, pin_memory, persistent_workers, prefetch_factor, batch_size)
   are given to the DataLoader built at the target line (`loader`, `file:line` as the report names
-  it; every loader when None) as if the program had passed them.
+  it; every loader when None) as if the program had passed them; `torch_threads` sets the building
+  process's intra-op threads there (torch.set_num_threads), as the advice on a CPU-only machine does.
 - `ceiling`: after the warm-up, the target loader's iterator serves copies of the last batches it
   made instead of waiting on the pipeline (the speed of a free input pipeline).
 - `echo`: each batch of the target loader is served `echo` times in a row.
@@ -38,7 +39,7 @@ def install_torch(torch, variant: dict) -> None:
     from torch.utils.data import dataloader as dl
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
-    _wrap_loader_init(dl.DataLoader, torch_dir, variant)
+    _wrap_loader_init(dl.DataLoader, torch_dir, variant, torch)
     serve = None
     if variant.get("ceiling"):
         skip = 1 + int((boot.settings() or {}).get("warmup_steps") or 0)
@@ -55,10 +56,11 @@ def _matches(where, target) -> bool:
     return target is None or same_line(where, target)
 
 
-def _wrap_loader_init(cls, torch_dir, variant) -> None:
+def _wrap_loader_init(cls, torch_dir, variant, torch=None) -> None:
     original = cls.__init__
     signature = inspect.signature(original)
     wanted = {k: variant[k] for k in LOADER_KEYS if k in variant}
+    threads = variant.get("torch_threads")
 
     def __init__(self, *args, **kwargs):
         where = None
@@ -72,6 +74,11 @@ def _wrap_loader_init(cls, torch_dir, variant) -> None:
                 if error is None:
                     bound.arguments.update(applied)
                     args, kwargs = bound.args[1:], bound.kwargs
+                    if threads and torch is not None:
+                        # The process that builds the loader keeps fewer intra-op threads, as the
+                        # advice's torch.set_num_threads line does, leaving the workers cores.
+                        torch.set_num_threads(int(threads))
+                        applied["torch_threads"] = int(threads)
             else:
                 where = None
         except Exception as exc:            # a variant never breaks the program: it is reported
@@ -83,7 +90,8 @@ def _wrap_loader_init(cls, torch_dir, variant) -> None:
                 _state["targets"].add(loader_id)
                 _state["applied"] += 1
                 boot.emit({"k": "variant", "t": time.monotonic(), "where": where, "l": loader_id,
-                           "applied": {k: v for k, v in applied.items() if k in wanted} if error is None else {},
+                           "applied": {k: v for k, v in applied.items() if k in wanted or k == "torch_threads"}
+                           if error is None else {},
                            "error": error})
             except Exception:
                 pass

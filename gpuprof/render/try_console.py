@@ -40,7 +40,9 @@ def change_line(row: dict, loader) -> str:
                 if k in ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")}
     if settings:
         args = ", ".join(f"{k}={v}" for k, v in settings.items())
-        return f"at {loader or 'the DataLoader'}: DataLoader(..., {args})"
+        threads = (row.get("settings") or {}).get("torch_threads")
+        before = f"torch.set_num_threads({threads}) in the training process, and " if threads else ""
+        return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args})"
     if row.get("fix") == "batch-echoing":
         return "in the training loop: train on each batch twice before taking the next (see the batch-echoing fix)"
     if row.get("fix") == "hdf5-chunk-cache":

@@ -95,3 +95,17 @@ def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_r
     assert verified["rows"][0]["speedup"] >= 1.5 and verified["rows"][1]["estimate"] is not None
     assert verified["input_check"]["measured_input_share"] >= 0.3
     assert "measured speed-up" in got.stderr
+
+
+def test_the_training_process_keeps_the_threads_a_variant_gives_it(tmp_path):
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "6", "--warmup-steps", "1",
+                  "--set", "torch_threads=1", "--json", str(tmp_path / "try.json"),
+                  os.path.join(PROGRAMS, "threads_loader.py"), cwd=str(tmp_path), timeout=300)
+    assert got.returncode == 0, got.stderr
+    rows = {row["label"]: row for row in load_json(tmp_path / "try.json")["rows"]}
+    assert rows["torch_threads=1"]["applied"] == {"torch_threads": 1}
+    printed = open(os.path.join(rows["torch_threads=1"]["run_dirs"][0], "program-stdout.txt")).read()
+    assert printed.startswith("threads 1\n")
+    import torch
+    baseline = open(os.path.join(rows["baseline"]["run_dirs"][0], "program-stdout.txt")).read()
+    assert baseline.startswith(f"threads {torch.get_num_threads()}\n")

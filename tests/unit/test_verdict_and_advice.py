@@ -258,3 +258,29 @@ def test_a_reader_that_also_decodes_gets_one_verdict(user):
     verdict, _ = judge(sections(wait=0.6, cpu=0.7, user=user, read_rate=50e6))
     assert verdict["bottleneck"] == "input.disk"
     assert verdict["evidence"]["producer_time_split"]["reading"] > verdict["evidence"]["producer_time_split"]["computing"]
+
+
+def _num_workers_fix(data):
+    result = classify(data)
+    return next(a for a in advise(result["evidence"], result["verdict"], result["findings"]) if a["id"] == "num-workers")
+
+
+def test_on_a_cpu_only_machine_workers_come_with_fewer_intra_op_threads():
+    # The training's 2 intra-op threads (torch's default, one per core) and 2 workers would share 2
+    # cores: the fix keeps one thread in the training process, and try applies the same.
+    data = sections()
+    data["dataloaders"][0]["torch_threads"] = 2
+    fix = _num_workers_fix(data)
+    assert fix["change"] == {"num_workers": 2, "persistent_workers": True, "torch_threads": 1}
+    assert fix["snippet"].startswith("torch.set_num_threads(1)")
+    assert "torch.set_num_threads(1) in the training process" in fix["detail"]
+
+
+def test_threads_stay_as_they_are_with_a_gpu_or_when_they_fit():
+    gpu = [{"index": 0, "util_gpu": 0.3, "mem_used_max_bytes": 1e9, "mem_total_bytes": 8e9, "job_memory_bytes": 1e9}]
+    data = sections(gpus=gpu)
+    data["dataloaders"][0]["torch_threads"] = 8
+    assert "torch_threads" not in _num_workers_fix(data)["change"]
+    data = sections(cpu_count=8, cores_busy=1.0, idle=0.8)
+    data["dataloaders"][0]["torch_threads"] = 1
+    assert "torch_threads" not in _num_workers_fix(data)["change"]
