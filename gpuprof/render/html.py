@@ -158,6 +158,11 @@ def _notes(report: dict) -> str:
     return '<section class="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{_esc(n)}</li>" for n in notes) + "</ul></section>"
 
 
+def _scaled(values, factor: float) -> list:
+    """Values in the unit a chart shows (a missing value stays missing)."""
+    return [v * factor if v is not None else None for v in values]
+
+
 def _figure(title: str, chart: str, caption: str = "") -> str:
     if not chart:
         return ""
@@ -244,7 +249,7 @@ def _cpu_plot(timeline, frame) -> str:
         return ""
     t = system["t"]
     cpu_count = system.get("cpu_count") or 1
-    layers = [Series(name, t, [v * 100 if v is not None else None for v in system[f"cpu_{key}"]], color)
+    layers = [Series(name, t, _scaled(system[f"cpu_{key}"], 100), color)
               for name, key, color in (("user", "user", PALETTE[0]), ("system", "system", PALETTE[1]),
                                        ("iowait", "iowait", PALETTE[3]))]
     chart = line_chart(layers, "% of machine", **frame, stacked=True, y_max=100, label="machine CPU")
@@ -269,7 +274,7 @@ def _memory_plot(timeline, frame) -> str:
     series = []
     if system:
         series.append(Series("the job's resident memory (all processes)", system["t"],
-                             [v / 1e6 if v is not None else None for v in system["job_rss"]]))
+                             _scaled(system["job_rss"], 1e-6)))
     by_pid = {}
     for point in timeline["memory"]:
         by_pid.setdefault(point["pid"], []).append(point)
@@ -283,8 +288,8 @@ def _memory_plot(timeline, frame) -> str:
 def _gpu_plots(timeline, frame) -> list:
     out = []
     for gpu in timeline["gpus"]:
-        util = [Series("utilisation", gpu["t"], [v * 100 if v is not None else None for v in gpu["util_gpu"]]),
-                Series("memory bandwidth", gpu["t"], [v * 100 if v is not None else None for v in gpu["util_memory"]])]
+        util = [Series("utilisation", gpu["t"], _scaled(gpu["util_gpu"], 100)),
+                Series("memory bandwidth", gpu["t"], _scaled(gpu["util_memory"], 100))]
         total = gpu.get("mem_total")
         memory = [Series("memory used", gpu["t"], [v / total * 100 if v is not None and total else None
                                                   for v in gpu["mem_used"]], PALETTE[2])]
@@ -299,7 +304,7 @@ def _pressure_plot(timeline, frame) -> str:
     system = timeline["system"]
     if not system:
         return ""
-    series = [Series(name, system["t"], [v * 100 if v is not None else None for v in system[key]])
+    series = [Series(name, system["t"], _scaled(system[key], 100))
               for name, key in (("CPU", "psi_cpu_some"), ("I/O", "psi_io_some"), ("memory", "psi_memory_some"))]
     if not any(v for s in series for v in s.values()):
         return ""
