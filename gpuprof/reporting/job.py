@@ -8,6 +8,7 @@ import os
 
 from gpuprof.advice.rank import advise
 from gpuprof.record.reader import RecordError, load_run
+from gpuprof.reporting.build import build_report, cap_by_next_rank, judge_ranks
 from gpuprof.record.schema import RUN_FILE
 
 
@@ -35,8 +36,6 @@ def run_folders(paths: list) -> list:
 
 def build_job_report(run_dirs: list) -> dict:
     """The job's report from several run folders (one per node)."""
-    from gpuprof.reporting.build import build_report, cap_by_next_rank, judge_ranks
-
     records = [load_run(path) for path in run_dirs]
     reports = [build_report(record, run_dir=path) for record, path in zip(records, run_dirs)]
     hosts = [record["meta"].get("host") or f"node{i}" for i, record in enumerate(records)]
