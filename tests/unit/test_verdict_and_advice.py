@@ -284,3 +284,18 @@ def test_threads_stay_as_they_are_with_a_gpu_or_when_they_fit():
     data = sections(cpu_count=8, cores_busy=1.0, idle=0.8)
     data["dataloaders"][0]["torch_threads"] = 1
     assert "torch_threads" not in _num_workers_fix(data)["change"]
+
+
+def test_a_worthwhile_setting_goes_ahead_of_code_changes_and_says_why():
+    from gpuprof.advice.rank import _settings_before_rewrites
+    item = lambda fix_id, gain, change=None: {"id": fix_id, "estimated_speedup": gain, "effort": 1,  # noqa: E731
+                                              "addresses": ["input.cpu"], "change": change}
+    ranked = _settings_before_rewrites(
+        [item("cache-preprocessed", 1.80), item("device-preprocessing", 1.80), item("num-workers", 1.34, {"num_workers": 2}),
+         item("batch-echoing", 1.80, {"echo": 2})], "input.cpu")
+    assert [a["id"] for a in ranked] == ["num-workers", "cache-preprocessed", "device-preprocessing", "batch-echoing"]
+    assert ranked[0]["ranked_by"].startswith("ahead of cache-preprocessed (up to 1.80x): a setting")
+    # A setting that buys little stays behind: the code change's estimate is then far larger.
+    small = _settings_before_rewrites([item("cache-preprocessed", 1.80), item("num-workers", 1.10, {"num_workers": 2})],
+                                      "input.cpu")
+    assert [a["id"] for a in small] == ["cache-preprocessed", "num-workers"] and "ranked_by" not in small[1]
