@@ -67,7 +67,10 @@ def test_four_ranks_with_one_straggler(tmp_path):
 def test_balanced_cpu_starved_ranks_are_input_cpu_with_more_workers_first(tmp_path):
     got, report = profiled(tmp_path, torchrun(2, DDP, "cpu"))
     assert got.returncode == 0
-    assert report["job"]["straggler"] is None
+    # Two ranks on a loaded 2-core machine may get unequal shares of it; a rank named slower then is
+    # slower for its input, never for waiting.
+    straggler = report["job"]["straggler"]
+    assert straggler is None or straggler["cause"] == "input.cpu"
     assert report["verdict"]["bottleneck"] == "input.cpu"
     assert all(row["verdict"]["bottleneck"] == "input.cpu" for row in report["ranks"])
     assert report["advice"][0]["id"] == "num-workers"
