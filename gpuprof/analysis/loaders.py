@@ -3,12 +3,17 @@
 from gpuprof.analysis.series import count, total
 
 
-def _matches(fetch, loader, loaders_by_id):
+def loader_of(fetch, loaders_by_id):
+    """The loader event a fetch belongs to, or None."""
     if fetch.get("l") is not None:
-        return fetch["l"] == loader["l"]
+        return loaders_by_id.get(fetch["l"])
     # Spawn and forkserver workers do not inherit the loader id: match by dataset class.
-    candidates = [x for x in loaders_by_id.values() if x.get("dataset") == fetch.get("ds")]
-    return bool(candidates) and candidates[0]["l"] == loader["l"]
+    return next((x for x in loaders_by_id.values() if x.get("dataset") == fetch.get("ds")), None)
+
+
+def _matches(fetch, loader, loaders_by_id):
+    found = loader_of(fetch, loaders_by_id)
+    return found is not None and found["l"] == loader["l"]
 
 
 def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:

@@ -34,8 +34,8 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         boundaries = sorted(groups[pid], key=lambda e: e["t"])
     elif batch_groups:
         pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
-        line = _line_of(loaders)
-        dominant = _dominant_loader(batch_groups[pid], line)
+        line = line_of(loaders)
+        dominant = dominant_loader(batch_groups[pid], line)
         boundaries = sorted((e for e in batch_groups[pid] if line(e.get("l")) == dominant), key=lambda e: e["t"])
         source = "dataloader"
     else:
@@ -61,8 +61,8 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     if in_window:
         # The training pipeline is the loader line that gave most batches in the window; batches
         # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
-        line = _line_of(loaders)
-        training = _dominant_loader(in_window, line)
+        line = line_of(loaders)
+        training = dominant_loader(in_window, line)
         others = [e for e in in_window if line(e.get("l")) != training]
         in_window = [e for e in in_window if line(e.get("l")) == training]
         data_wait = total(in_window, "w")
@@ -141,13 +141,13 @@ def _expand_marks(boundaries):
     return marks
 
 
-def _line_of(loaders):
+def line_of(loaders):
     """Loader id -> the line that built it (loaders re-created at one line are one pipeline)."""
     where = {loader.get("l"): loader.get("where") for loader in loaders}
     return lambda loader_id: where.get(loader_id) or loader_id
 
 
-def _dominant_loader(batches, line=lambda loader_id: loader_id):
+def dominant_loader(batches, line=lambda loader_id: loader_id):
     counts = {}
     for event in batches:
         key = line(event.get("l"))
@@ -158,8 +158,8 @@ def _dominant_loader(batches, line=lambda loader_id: loader_id):
 def _batch_size(loaders, batches):
     if not batches:
         return None
-    line = _line_of(loaders)
-    dominant = _dominant_loader(batches, line)
+    line = line_of(loaders)
+    dominant = dominant_loader(batches, line)
     for loader in loaders:
         if line(loader.get("l")) == dominant and loader.get("batch_size"):
             return loader["batch_size"]

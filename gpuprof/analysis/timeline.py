@@ -5,6 +5,8 @@ Pure: the run record and its report in, plain data out. Times are seconds since 
 5000 items of a stream are single, later ones arrive as blocks of many (gpuprof.record.bounded), so
 an interval here stands for `n` items (1 for a single one) and its values are sums over them."""
 
+from gpuprof.analysis.loaders import loader_of
+from gpuprof.analysis.loop import dominant_loader, line_of
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.series import count
 
@@ -29,7 +31,8 @@ def build_timeline(record: dict, report: dict) -> dict:
 
     steps_section = report.get("steps") or {}
     loaders = events_of_kind(groups, "loader")
-    where_of = {loader.get("l"): loader.get("where") or loader.get("l") for loader in loaders}
+    line = line_of(loaders)                              # loader id -> the line that built it
+    by_id = {loader.get("l"): loader for loader in loaders}
     batches = events_of_kind(groups, "batch")
     fetches = events_of_kind(groups, "fetch")
     training_pid = steps_section.get("pid")
@@ -40,14 +43,14 @@ def build_timeline(record: dict, report: dict) -> dict:
         "origin": origin,
         "duration_s": meta.get("duration_s"),
         "window": window,
-        "processes": _processes(groups, fetches, training_pid, where_of, loaders, rel, report.get("ranks") or []),
-        "steps": _steps(groups, steps_section, batches, where_of, rel),
+        "processes": _processes(groups, fetches, training_pid, by_id, rel, report.get("ranks") or []),
+        "steps": _steps(groups, steps_section, batches, line, rel),
         "rank_steps": {row["pid"]: _steps(groups, {"pid": row["pid"], "source": _source_of(groups, row["pid"])},
-                                          batches, where_of, rel)
+                                          batches, line, rel)
                        for row in report.get("ranks") or [] if row.get("pid") is not None},
-        "waits": _waits(batches, where_of, rel),
-        "fetches": _fetches(fetches, where_of, loaders, rel),
-        "epochs": _epochs(events_of_kind(groups, "epoch"), batches, where_of, rel),
+        "waits": _waits(batches, line, rel),
+        "fetches": _fetches(fetches, by_id, rel),
+        "epochs": _epochs(events_of_kind(groups, "epoch"), batches, line, rel),
         "copies": _copies(events_of_kind(groups, "copies"), rel),
         "memory": _memory(events_of_kind(groups, "mem"), rel),
         "system": _system(record.get("system") or {}, rel),
@@ -61,14 +64,14 @@ def _source_of(groups, pid) -> str:
     return "optimizer" if "step" in kinds else "backward"
 
 
-def _processes(groups, fetches, training_pid, where_of, loaders, rel, ranks=()) -> list:
+def _processes(groups, fetches, training_pid, by_id, rel, ranks=()) -> list:
     """Every registered process with its role: training (each rank of a distributed job), a
     DataLoader worker, or other."""
     rank_of = {row.get("pid"): row for row in ranks}
     worker_of = {}
     for fetch in fetches:
         if fetch.get("w") is not None:
-            worker_of.setdefault(fetch.get("pid"), (fetch.get("w"), _loader_where(fetch, where_of, loaders)))
+            worker_of.setdefault(fetch.get("pid"), (fetch.get("w"), _loader_where(fetch, by_id)))
     out = []
     for proc in registered_processes(groups):
         pid = proc.get("pid")
@@ -91,17 +94,12 @@ def _processes(groups, fetches, training_pid, where_of, loaders, rel, ranks=()) 
                                       p["worker"] if p["worker"] is not None else 0, p["start"] or 0.0))
 
 
-def _loader_where(fetch, where_of, loaders):
-    if fetch.get("l") is not None:
-        return where_of.get(fetch["l"])
-    # Spawn and forkserver workers do not inherit the loader id: the dataset class names it.
-    for loader in loaders:
-        if loader.get("dataset") == fetch.get("ds"):
-            return loader.get("where") or loader.get("l")
-    return None
+def _loader_where(fetch, by_id):
+    loader = loader_of(fetch, by_id)
+    return (loader.get("where") or loader.get("l")) if loader is not None else None
 
 
-def _steps(groups, steps_section, batches, where_of, rel) -> list:
+def _steps(groups, steps_section, batches, line, rel) -> list:
     """The training steps of the reported process, in the order they ended: [{start, end, n}].
     The first step starts when the process began waiting for its first batch (or registered)."""
     pid, source = steps_section.get("pid"), steps_section.get("source")
@@ -110,12 +108,8 @@ def _steps(groups, steps_section, batches, where_of, rel) -> list:
         return []
     marks = [e for e in events_of_kind(groups, kind) if e.get("pid") == pid]
     if source == "dataloader":
-        by_line = {}
-        for event in marks:
-            line = where_of.get(event.get("l"), event.get("l"))
-            by_line[line] = by_line.get(line, 0) + count(event)
-        dominant = max(by_line, key=by_line.get) if by_line else None
-        marks = [e for e in marks if where_of.get(e.get("l"), e.get("l")) == dominant]
+        dominant = dominant_loader(marks, line) if marks else None
+        marks = [e for e in marks if line(e.get("l")) == dominant]
     marks.sort(key=lambda e: e["t"])
     if not marks:
         return []
@@ -133,7 +127,7 @@ def _steps(groups, steps_section, batches, where_of, rel) -> list:
     return out
 
 
-def _waits(batches, where_of, rel) -> list:
+def _waits(batches, line, rel) -> list:
     """Time each consuming process was blocked for a batch: [{pid, loader, start, end, n, wait}]."""
     out = []
     for event in sorted(batches, key=lambda e: e["t"]):
@@ -141,12 +135,12 @@ def _waits(batches, where_of, rel) -> list:
         end = rel(event["t"])
         n = count(event)
         start = rel(event["t0"]) if n > 1 and event.get("t0") is not None else end - wait
-        out.append(_interval(start, end, n, pid=event.get("pid"), loader=where_of.get(event.get("l"), event.get("l")),
+        out.append(_interval(start, end, n, pid=event.get("pid"), loader=line(event.get("l")),
                              wait=wait))
     return out
 
 
-def _fetches(fetches, where_of, loaders, rel) -> list:
+def _fetches(fetches, by_id, rel) -> list:
     """Each batch made by a producer (a worker, or the main process): [{pid, worker, start, end, n,
     wall, cpu, read_bytes}]."""
     out = []
@@ -156,12 +150,12 @@ def _fetches(fetches, where_of, loaders, rel) -> list:
         n = count(event)
         start = rel(event["t0"]) - wall / n if n > 1 and event.get("t0") is not None else end - wall
         out.append(_interval(start, end, n, pid=event.get("pid"), worker=event.get("w"),
-                             loader=_loader_where(event, where_of, loaders), dataset=event.get("ds"), wall=wall,
+                             loader=_loader_where(event, by_id), dataset=event.get("ds"), wall=wall,
                              cpu=float(event.get("cpu") or 0.0), read_bytes=int(event.get("rb") or 0)))
     return out
 
 
-def _epochs(epochs, batches, where_of, rel) -> list:
+def _epochs(epochs, batches, line, rel) -> list:
     """Each iterator over a loader, from its start to the next one's (or its last batch)."""
     out = []
     by_loader = {}
@@ -174,7 +168,7 @@ def _epochs(epochs, batches, where_of, rel) -> list:
             start = rel(event["t"])
             end = rel(starts[i + 1]["t"]) if i + 1 < len(starts) else (last_batch if last_batch is not None else start)
             out.append(_interval(start, max(end, start), 1, pid=event.get("pid"), index=i + 1,
-                                 loader=where_of.get(loader_id, loader_id)))
+                                 loader=line(loader_id)))
     return sorted(out, key=lambda e: e["start"])
 
 

@@ -37,8 +37,8 @@ def report(
         raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(FORMATS)}")
     check_all((json_path, "--json"), (out_path, "--out"))
     try:
-        data, run_dir = _build(run_dirs)
-        text = _text(run_dir, data, fmt)
+        data, run_dir, record = _build(run_dirs)
+        text = _text(run_dir, data, fmt, record)
     except RecordError as exc:
         raise UsageProblem(str(exc))
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
@@ -55,25 +55,28 @@ def report(
 
 
 def _build(paths: list):
-    """(report, the run folder its pictures come from): one run folder as it is, several merged
-    into the job's report (pictures then show the node of the rank that sets the pace)."""
+    """(report, the run folder its pictures come from, that folder's record when read): one run
+    folder as it is, several merged into the job's report (pictures then show the node of the rank
+    that sets the pace)."""
+    from gpuprof.record.reader import load_run
+    from gpuprof.reporting.build import build_report
     from gpuprof.reporting.job import build_job_report, run_folders
-    from gpuprof.reporting.save import build
     folders = run_folders(paths)
     if len(folders) == 1:
-        return build(folders[0]), folders[0]
+        record = load_run(folders[0])
+        return build_report(record, run_dir=folders[0]), folders[0], record
     data = build_job_report(folders)
     rank = (data.get("verdict") or {}).get("rank")
     host = next((row.get("host") for row in data.get("ranks") or [] if row.get("rank") == rank), None)
     folder = next((node["run_dir"] for node in data["nodes"] if node["host"] == host), folders[0])
-    return data, folder
+    return data, folder, None
 
 
-def _text(run_dir: str, data: dict, fmt: str) -> str:
+def _text(run_dir: str, data: dict, fmt: str, record: dict = None) -> str:
     from gpuprof.reporting.pictures import PICTURES, picture_text
     from gpuprof.reporting.save import is_terminal, render
     if fmt in PICTURES:
-        return picture_text(run_dir, _with_saved_verification(run_dir, data), fmt)
+        return picture_text(run_dir, _with_saved_verification(run_dir, data), fmt, record)
     return render(data, fmt, terminal=is_terminal(sys.stdout))
 
 

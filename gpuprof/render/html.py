@@ -4,11 +4,10 @@ script are inline, and the charts are SVG drawn here (gpuprof.render.svg), so th
 it shows and reads without script."""
 
 import html
-import os
 
 from gpuprof.analysis.timeline import build_timeline
 from gpuprof.render.svg import PALETTE, Series, bar_chart, line_chart
-from gpuprof.render.units import gain, pct, plural, rate, seconds, size
+from gpuprof.render.units import command_line, gain, pct, plural, rate, scaled, seconds, size
 
 MS = 1000.0
 
@@ -30,18 +29,11 @@ def render_html(record: dict, report: dict, tried: dict = None) -> str:
     ) if plot]
     body = "".join([_header(report), _verdict(report), _fixes(report), _ranks(report), _figures(report),
                     '<h2>Over time</h2>' if plots else "", "".join(plots), _notes(report)])
-    title = f"gpuprof: {html.escape(_command(report))}"
+    title = f"gpuprof: {html.escape(command_line(report))}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{title}</title><style>{STYLE}</style></head>'
             f'<body><main>{body}</main><div id="readout" hidden></div><script>{SCRIPT}</script></body></html>\n')
-
-
-def _command(report: dict) -> str:
-    argv = [str(a) for a in report.get("command") or []]
-    if argv and os.path.isabs(argv[0]):
-        argv[0] = os.path.basename(argv[0])
-    return " ".join(argv)
 
 
 def _esc(value) -> str:
@@ -53,7 +45,7 @@ def _header(report: dict) -> str:
     if report.get("started_at"):
         facts.append(f"started {_esc(report['started_at'])}")
     facts.append(f"gpuprof {_esc(report.get('gpuprof_version'))}")
-    return (f'<header><h1>gpuprof report</h1><p class="command"><code>{_esc(_command(report))}</code></p>'
+    return (f'<header><h1>gpuprof report</h1><p class="command"><code>{_esc(command_line(report))}</code></p>'
             f'<p class="facts">{" · ".join(facts)}</p></header>')
 
 
@@ -158,11 +150,6 @@ def _notes(report: dict) -> str:
     return '<section class="notes"><h2>Notes</h2><ul>' + "".join(f"<li>{_esc(n)}</li>" for n in notes) + "</ul></section>"
 
 
-def _scaled(values, factor: float) -> list:
-    """Values in the unit a chart shows (a missing value stays missing)."""
-    return [v * factor if v is not None else None for v in values]
-
-
 def _figure(title: str, chart: str, caption: str = "") -> str:
     if not chart:
         return ""
@@ -249,7 +236,7 @@ def _cpu_plot(timeline, frame) -> str:
         return ""
     t = system["t"]
     cpu_count = system.get("cpu_count") or 1
-    layers = [Series(name, t, _scaled(system[f"cpu_{key}"], 100), color)
+    layers = [Series(name, t, scaled(system[f"cpu_{key}"], 100), color)
               for name, key, color in (("user", "user", PALETTE[0]), ("system", "system", PALETTE[1]),
                                        ("iowait", "iowait", PALETTE[3]))]
     chart = line_chart(layers, "% of machine", **frame, stacked=True, y_max=100, label="machine CPU")
@@ -274,7 +261,7 @@ def _memory_plot(timeline, frame) -> str:
     series = []
     if system:
         series.append(Series("the job's resident memory (all processes)", system["t"],
-                             _scaled(system["job_rss"], 1e-6)))
+                             scaled(system["job_rss"], 1e-6)))
     by_pid = {}
     for point in timeline["memory"]:
         by_pid.setdefault(point["pid"], []).append(point)
@@ -288,8 +275,8 @@ def _memory_plot(timeline, frame) -> str:
 def _gpu_plots(timeline, frame) -> list:
     out = []
     for gpu in timeline["gpus"]:
-        util = [Series("utilisation", gpu["t"], _scaled(gpu["util_gpu"], 100)),
-                Series("memory bandwidth", gpu["t"], _scaled(gpu["util_memory"], 100))]
+        util = [Series("utilisation", gpu["t"], scaled(gpu["util_gpu"], 100)),
+                Series("memory bandwidth", gpu["t"], scaled(gpu["util_memory"], 100))]
         total = gpu.get("mem_total")
         memory = [Series("memory used", gpu["t"], [v / total * 100 if v is not None and total else None
                                                   for v in gpu["mem_used"]], PALETTE[2])]
@@ -304,7 +291,7 @@ def _pressure_plot(timeline, frame) -> str:
     system = timeline["system"]
     if not system:
         return ""
-    series = [Series(name, system["t"], _scaled(system[key], 100))
+    series = [Series(name, system["t"], scaled(system[key], 100))
               for name, key in (("CPU", "psi_cpu_some"), ("I/O", "psi_io_some"), ("memory", "psi_memory_some"))]
     if not any(v for s in series for v in s.values()):
         return ""

@@ -3,10 +3,9 @@
 Text from the report is escaped (`__getitem__` stays as written, not bold); identifiers go in code
 spans; table cells hold short values only, longer texts follow the table as a list."""
 
-import os
 import re
 
-from gpuprof.render.units import gain, pct, rate, seconds, size
+from gpuprof.render.units import command_line, gain, pct, rate, seconds, size
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
 
@@ -23,18 +22,10 @@ def code(text) -> str:
     return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
-def _command_line(report: dict) -> str:
-    """The command as the user would type it: the interpreter by its name, not its full path."""
-    argv = list(report.get("command") or [])
-    if argv and os.path.isabs(argv[0]):
-        argv[0] = os.path.basename(argv[0])
-    return " ".join(argv)
-
-
 def render_markdown(report: dict) -> str:
     system = report.get("system", {})
     job = system.get("job", {})
-    lines = [f"### gpuprof: {code(_command_line(report))}", "",
+    lines = [f"### gpuprof: {code(command_line(report))}", "",
              f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}.", ""]
     verdict = report.get("verdict")
     if verdict:

@@ -9,6 +9,7 @@ job memory and each GPU. Size stays bounded for any run length: the record's str
 import json
 
 from gpuprof.analysis.timeline import build_timeline
+from gpuprof.render.units import scaled
 
 MACHINE_PID = 4194305            # above Linux's largest pid, so it never names a real process
 MAX_COUNTER_POINTS = 4000
@@ -177,27 +178,23 @@ def _machine(trace, timeline, sort_index):
     if system:
         cpu_count = system.get("cpu_count") or 1
         series = {
-            "CPU, machine (%)": {name: _scale(system[f"cpu_{name}"], 100) for name in ("user", "system", "iowait", "steal")},
+            "CPU, machine (%)": {name: scaled(system[f"cpu_{name}"], 100) for name in ("user", "system", "iowait", "steal")},
             "CPU, job (cores busy)": {"cores": system["job_cores"]},
-            "CPU, job (% of machine)": {"job": _scale(system["job_cores"], 100 / cpu_count)},
+            "CPU, job (% of machine)": {"job": scaled(system["job_cores"], 100 / cpu_count)},
             "disk read (MB/s)": {"disk": system["disk_read_mb_s"], "job": system["job_read_mb_s"]},
-            "pressure (% of time stalled)": {"cpu": _scale(system["psi_cpu_some"], 100),
-                                             "io": _scale(system["psi_io_some"], 100),
-                                             "memory": _scale(system["psi_memory_some"], 100)},
-            "job memory (MB)": {"rss": _scale(system["job_rss"], 1e-6)},
+            "pressure (% of time stalled)": {"cpu": scaled(system["psi_cpu_some"], 100),
+                                             "io": scaled(system["psi_io_some"], 100),
+                                             "memory": scaled(system["psi_memory_some"], 100)},
+            "job memory (MB)": {"rss": scaled(system["job_rss"], 1e-6)},
         }
         _counter_series(trace, system["t"], series)
     for gpu in gpus:
         label = f"GPU {gpu['index']}"
         _counter_series(trace, gpu["t"], {
-            f"{label} utilisation (%)": {"gpu": _scale(gpu["util_gpu"], 100), "memory": _scale(gpu["util_memory"], 100)},
-            f"{label} memory (MB)": {"used": _scale(gpu["mem_used"], 1e-6)},
+            f"{label} utilisation (%)": {"gpu": scaled(gpu["util_gpu"], 100), "memory": scaled(gpu["util_memory"], 100)},
+            f"{label} memory (MB)": {"used": scaled(gpu["mem_used"], 1e-6)},
             f"{label} PCIe (MB/s)": {"rx": gpu["pcie_rx_mb_s"], "tx": gpu["pcie_tx_mb_s"]},
         })
-
-
-def _scale(values, factor):
-    return [v * factor if v is not None else None for v in values]
 
 
 def _counter_series(trace, times, series):

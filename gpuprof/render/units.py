@@ -1,4 +1,6 @@
-"""Small number formatters shared by the text renderers."""
+"""Small number formatters shared by the renderers."""
+
+import os
 
 
 def pct(value, digits: int = 0) -> str:
@@ -46,3 +48,16 @@ def gain(item: dict) -> str:
     if item.get("frees_bytes"):
         return f"frees about {size(item['frees_bytes'])}"
     return "frees memory" if "memory.oom" in (item.get("addresses") or []) else "gain not estimated"
+
+
+def scaled(values, factor: float) -> list:
+    """A series in the unit a picture shows (a missing value stays missing)."""
+    return [v * factor if v is not None else None for v in values]
+
+
+def command_line(report: dict) -> str:
+    """The command as the user would type it: the interpreter by its name, not its full path."""
+    argv = [str(a) for a in report.get("command") or []]
+    if argv and os.path.isabs(argv[0]):
+        argv[0] = os.path.basename(argv[0])
+    return " ".join(argv)

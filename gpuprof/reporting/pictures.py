@@ -10,9 +10,10 @@ PICTURES = ("trace", "html")
 VERIFY_TRY = os.path.join("verify", "try.json")
 
 
-def picture_text(run_dir: str, report: dict, fmt: str) -> str:
-    """The trace (JSON) or the HTML page of the run in `run_dir`. Raises RecordError."""
-    record = load_run(run_dir)
+def picture_text(run_dir: str, report: dict, fmt: str, record: dict = None) -> str:
+    """The trace (JSON) or the HTML page of the run in `run_dir` (its record, when already read).
+    Raises RecordError."""
+    record = record if record is not None else load_run(run_dir)
     if fmt == "trace":
         from gpuprof.render.trace import trace_text
         return trace_text(record, report)
