@@ -15,6 +15,7 @@ whose own work is clearly longer than the others' is the straggler; its own verd
 producers' CPU, ...) says why."""
 
 from gpuprof.analysis.series import median
+from gpuprof.record import kinds
 
 STRAGGLER_RATIO = 1.25      # own work this much above the median of the others' names a straggler
 WAITING_NOTABLE = 0.2       # a share of the step spent waiting on other ranks that is worth a verdict
@@ -28,15 +29,15 @@ def trainers(groups: list) -> list:
     stepped and is not a DataLoader worker, with the event groups of it and its child processes."""
     info = {}
     for index, events in enumerate(groups):
-        if not events or events[0].get("k") != "process":
+        if not events or events[0].get("k") != kinds.PROCESS:
             continue
         head = events[0]
         pid = head.get("pid")
-        kinds = {e.get("k") for e in events}
-        fetch_in_worker = any(e.get("k") == "fetch" and e.get("w") is not None for e in events)
-        rank_event = next((e for e in events if e.get("k") == "rank"), None)
+        seen = {e.get("k") for e in events}
+        fetch_in_worker = any(e.get("k") == kinds.FETCH and e.get("w") is not None for e in events)
+        rank_event = next((e for e in events if e.get("k") == kinds.RANK), None)
         info[index] = {"pid": pid, "ppid": head.get("ppid"), "host": head.get("host"), "t": head.get("t") or 0.0,
-                       "steps": bool(kinds & {"step", "bstep"}), "worker": fetch_in_worker,
+                       "steps": bool(seen & {kinds.STEP, kinds.BSTEP}), "worker": fetch_in_worker,
                        "rank": (rank_event or {}).get("rank", head.get("rank")),
                        "local_rank": head.get("local_rank"),
                        "world_size": (rank_event or {}).get("world_size", head.get("world_size")),

@@ -9,6 +9,7 @@ from gpuprof.analysis.loaders import loader_of
 from gpuprof.analysis.loop import dominant_loader, line_of
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.series import count
+from gpuprof.record import kinds
 
 STEP_KIND = {"optimizer": "step", "backward": "bstep", "dataloader": "batch"}
 
@@ -30,11 +31,11 @@ def build_timeline(record: dict, report: dict) -> dict:
         return float(t) - origin
 
     steps_section = report.get("steps") or {}
-    loaders = events_of_kind(groups, "loader")
+    loaders = events_of_kind(groups, kinds.LOADER)
     line = line_of(loaders)                              # loader id -> the line that built it
     by_id = {loader.get("l"): loader for loader in loaders}
-    batches = events_of_kind(groups, "batch")
-    fetches = events_of_kind(groups, "fetch")
+    batches = events_of_kind(groups, kinds.BATCH)
+    fetches = events_of_kind(groups, kinds.FETCH)
     training_pid = steps_section.get("pid")
     window = None
     if steps_section.get("window_start") is not None and steps_section.get("window_end") is not None:
@@ -50,9 +51,9 @@ def build_timeline(record: dict, report: dict) -> dict:
                        for row in report.get("ranks") or [] if row.get("pid") is not None},
         "waits": _waits(batches, line, rel),
         "fetches": _fetches(fetches, by_id, rel),
-        "epochs": _epochs(events_of_kind(groups, "epoch"), batches, line, rel),
-        "copies": _copies(events_of_kind(groups, "copies"), rel),
-        "memory": _memory(events_of_kind(groups, "mem"), rel),
+        "epochs": _epochs(events_of_kind(groups, kinds.EPOCH), batches, line, rel),
+        "copies": _copies(events_of_kind(groups, kinds.COPIES), rel),
+        "memory": _memory(events_of_kind(groups, kinds.MEM), rel),
         "system": _system(record.get("system") or {}, rel),
         "gpus": _gpus(record.get("gpu") or {}, rel),
     }
@@ -60,8 +61,8 @@ def build_timeline(record: dict, report: dict) -> dict:
 
 def _source_of(groups, pid) -> str:
     """The step kind a trainer's steps come from: optimizer steps, else backward passes."""
-    kinds = {e.get("k") for events in groups if events and events[0].get("pid") == pid for e in events}
-    return "optimizer" if "step" in kinds else "backward"
+    seen = {e.get("k") for events in groups if events and events[0].get("pid") == pid for e in events}
+    return "optimizer" if kinds.STEP in seen else "backward"
 
 
 def _processes(groups, fetches, training_pid, by_id, rel, ranks=()) -> list:

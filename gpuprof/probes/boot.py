@@ -9,6 +9,7 @@ import time
 from ..record.events import EventWriter
 from ..record.hosts import host_name
 from ..record.redact import redact_argv
+from ..record import kinds
 
 _state = {"writer": None, "settings": None}
 _closers = []          # run before the event file closes: probes write their last aggregates
@@ -100,7 +101,7 @@ def _open_writer(origin: str) -> None:
                           before_flush=_drain_all)
     _state["writer"] = current
     event = {
-        "k": "process",
+        "k": kinds.PROCESS,
         "pid": os.getpid(),
         "ppid": os.getppid(),
         "argv": redact_argv(sys.argv if getattr(sys, "argv", None) else sys.orig_argv),

@@ -12,6 +12,7 @@ The CUDA side sits behind a small seam (`CudaSeam`) so the logic is tested on ma
 import time
 
 from . import boot
+from ..record import kinds
 
 EMIT_EVERY = 256          # copies between aggregate events
 SMALL_COPY = 1 << 20      # copies under 1 MiB count as small
@@ -90,7 +91,7 @@ class CopyTally:
     def publish(self) -> None:
         self.read_back()
         if self.totals["n"] or self.totals["pin_n"]:
-            event = {"k": "copies", "t": time.monotonic()}
+            event = {"k": kinds.COPIES, "t": time.monotonic()}
             event.update(self.totals)
             self.emit(event)
         self.reset()

@@ -17,6 +17,7 @@ from .batch_facts import describe_batch
 from .procfile import ProcFile
 from .stream import Stream
 from .where import locate
+from ..record import kinds
 
 FACT_BATCHES = 3
 
@@ -74,7 +75,7 @@ def _register(loader, found) -> str:
     _loader_ids[loader] = loader_id
     found = found or {}
     boot.emit({
-        "k": "loader", "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
+        "k": kinds.LOADER, "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
         "built_in": found.get("built_in"), "framework": found.get("framework"),
         "batch_size": loader.batch_size, "num_workers": loader.num_workers,
         "pin_memory": bool(loader.pin_memory), "prefetch_factor": loader.prefetch_factor,
@@ -147,7 +148,7 @@ def _patch_get_iterator(cls, worker_module) -> None:
                 worker_module._worker_loop = loop
         try:
             setattr(iterator, _LOADER, loader_id)
-            boot.emit({"k": "epoch", "l": loader_id, "t": started, "start_s": time.monotonic() - started})
+            boot.emit({"k": kinds.EPOCH, "l": loader_id, "t": started, "start_s": time.monotonic() - started})
         except Exception:
             pass
         return iterator
@@ -221,19 +222,19 @@ def _on_batch(loader_id, data, wait, torch) -> None:
     _state["batches"] += 1
     stream = _consumers.get(loader_id)
     if stream is None:
-        stream = _consumers[loader_id] = Stream("batch", ("w",), {"l": loader_id})
+        stream = _consumers[loader_id] = Stream(kinds.BATCH, kinds.columns(kinds.BATCH), {"l": loader_id})
         _facts_left[loader_id] = FACT_BATCHES
     now = time.monotonic()
     stream.add(now, wait)
     boot.tick(now)
     if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
-        boot.emit({"k": "batch_facts", "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
+        boot.emit({"k": kinds.BATCH_FACTS, "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
                    "tensors": describe_batch(data, torch)})
 
 
 # -- the producer: what each fetched batch cost -----------------------------------------------
-FETCH_FIELDS = ("wall", "cpu", "sys", "rq", "rb", "rc")
+FETCH_FIELDS = kinds.columns(kinds.FETCH)
 
 
 def _patch_fetch(cls, torch) -> None:
@@ -283,7 +284,7 @@ def _producer_of(fetcher, info):
     key = (loader_id, worker_id)
     stream = _producers.get(key)
     if stream is None:
-        stream = _producers[key] = Stream("fetch", FETCH_FIELDS, {"l": loader_id, "w": worker_id,
+        stream = _producers[key] = Stream(kinds.FETCH, FETCH_FIELDS, {"l": loader_id, "w": worker_id,
                                                                   "ds": type(fetcher.dataset).__qualname__})
     producer = (stream, info is not None, _state["generation"])
     try:
@@ -380,7 +381,7 @@ def _note_worker_memory(now: float, final: bool = False) -> None:
                     private += int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return
-    boot.emit({"k": "worker_mem", "t": now, "private": private, "first": last is None})
+    boot.emit({"k": kinds.WORKER_MEM, "t": now, "private": private, "first": last is None})
 
 
 # -- lifecycle --------------------------------------------------------------------------------

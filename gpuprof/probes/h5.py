@@ -9,6 +9,7 @@ import time
 
 from . import boot
 from ..record.redact import redact_text
+from ..record import kinds
 
 EMIT_EVERY = 500
 
@@ -80,13 +81,13 @@ def _describe(dataset) -> dict:
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
         "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
     }
-    boot.emit(dict({"k": "h5dataset", "t": time.monotonic()}, **{k: v for k, v in info.items()
+    boot.emit(dict({"k": kinds.H5DATASET, "t": time.monotonic()}, **{k: v for k, v in info.items()
                                                                  if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path")}))
     return info
 
 
 def _emit(tally) -> None:
-    boot.emit({"k": "h5read", "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
+    boot.emit({"k": kinds.H5READ, "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
                "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
                "chunks_touched": tally["chunks_touched"], "opens": tally["opens"]})
 

@@ -4,6 +4,7 @@ itself finishes importing torch or h5py (a post-import hook on sys.meta_path).""
 import time
 
 from .post_import import PostImportHook
+from ..record import kinds
 
 
 def _install_torch(torch) -> None:
@@ -38,7 +39,7 @@ def _watch_data_parallel(torch) -> None:
             where = locate().get("where")
         except Exception:
             where = None
-        boot.emit({"k": "data_parallel", "where": where})
+        boot.emit({"k": kinds.DATA_PARALLEL, "where": where})
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
@@ -57,7 +58,7 @@ def _watch_distributed(torch) -> None:
     def init_process_group(*args, **kwargs):
         result = original(*args, **kwargs)
         try:
-            boot.emit({"k": "rank", "t": time.monotonic(), "rank": int(dist.get_rank()),
+            boot.emit({"k": kinds.RANK, "t": time.monotonic(), "rank": int(dist.get_rank()),
                        "world_size": int(dist.get_world_size()), "backend": str(dist.get_backend())})
         except Exception:
             pass

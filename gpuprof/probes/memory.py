@@ -17,6 +17,7 @@ import time
 from . import boot
 from .procfile import ProcFile
 from .stream import Stream
+from ..record import kinds
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _state = {"stream": None, "seen": set(), "cuda": None, "torch": None}
@@ -24,7 +25,7 @@ _state = {"stream": None, "seen": set(), "cuda": None, "torch": None}
 
 def install(torch) -> None:
     _state["torch"] = torch
-    _state["stream"] = Stream("mem", ("rss", "alloc", "peak", "reserved"))
+    _state["stream"] = Stream(kinds.MEM, kinds.columns(kinds.MEM))
     _watch_exceptions()
     boot.at_close(_flush)
     boot.at_fork_child(_reset_in_child)
@@ -46,7 +47,7 @@ def on_step(optimizer, now: float) -> None:
     if optimizer is not None and id(optimizer) not in _state["seen"]:
         _state["seen"].add(id(optimizer))
         try:
-            boot.emit(dict(anatomy(optimizer), k="memory_anatomy", t=now))
+            boot.emit(dict(anatomy(optimizer), k=kinds.MEMORY_ANATOMY, t=now))
         except Exception:
             pass
 
@@ -110,7 +111,7 @@ def _watch_exceptions() -> None:
 
     def excepthook(kind, value, traceback):
         try:
-            boot.emit({"k": "exception", "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
+            boot.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
                        "module": getattr(kind, "__module__", None),
                        "memory": _is_out_of_memory(kind), "rss": _rss()})
             _flush()
@@ -135,4 +136,4 @@ def _flush() -> None:
 
 def _reset_in_child() -> None:
     _statm.close()
-    _state.update(stream=Stream("mem", ("rss", "alloc", "peak", "reserved")), seen=set())
+    _state.update(stream=Stream(kinds.MEM, kinds.columns(kinds.MEM)), seen=set())

@@ -16,6 +16,7 @@ import time
 
 from . import boot
 from .procfile import ProcFile
+from ..record import kinds
 
 INTERVAL = 0.02
 MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest count as "other host code"
@@ -152,14 +153,14 @@ def _run(ident: int, native_id, stop) -> None:
             counts[key] = counts.get(key, 0) + weight
             taken += 1
             if now >= next_emit:
-                boot.emit({"k": "stack_samples", "t": now, "n": taken, "weights": "us", "counts": counts})
+                boot.emit({"k": kinds.STACK_SAMPLES, "t": now, "n": taken, "weights": "us", "counts": counts})
                 counts, taken = {}, 0
                 next_emit = now + 1.0
         except Exception:
             break
     if counts:
         try:
-            boot.emit({"k": "stack_samples", "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts})
+            boot.emit({"k": kinds.STACK_SAMPLES, "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts})
         except Exception:
             pass
     if stat is not None:

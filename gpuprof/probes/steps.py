@@ -20,10 +20,11 @@ import weakref
 
 from . import boot, dataloader, memory
 from .stream import Stream
+from ..record import kinds
 
 #: Per step: host time before the first forward (f) and this thread's CPU in it (fc); seconds spent in
 #: backward() during the step (b): in DDP, where a rank waits for the others' gradients.
-STEP_FIELDS = ("f", "fc", "b")
+STEP_FIELDS = kinds.columns(kinds.STEP)
 
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
@@ -36,8 +37,8 @@ def install(torch) -> None:
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
     _state["register_pre_hook"] = register_module_forward_pre_hook
-    _state["stream"] = Stream("step", STEP_FIELDS)
-    _state["bstream"] = Stream("bstep", STEP_FIELDS)
+    _state["stream"] = Stream(kinds.STEP, STEP_FIELDS)
+    _state["bstream"] = Stream(kinds.BSTEP, STEP_FIELDS)
     register_optimizer_step_pre_hook(_before_step)
     register_optimizer_step_post_hook(_after_step)
     _wrap_backward(torch.Tensor)
@@ -203,7 +204,7 @@ def _check_step_limit() -> bool:
         stop_at = _state["stop_at"] = int(limit) + int(config.get("warmup_steps") or 0) + 1 if limit else 0
     if stop_at and _state["count"] >= stop_at:
         _state["stop_at"] = 0        # once
-        boot.emit({"k": "step_limit", "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
+        boot.emit({"k": kinds.STEP_LIMIT, "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
                    "total": _state["count"]})
         _flush()
         boot.flush()
@@ -233,6 +234,6 @@ def _reset_in_child() -> None:
         sampling.reset_in_child()
     except Exception:
         pass
-    _state.update(stream=Stream("step", STEP_FIELDS), bstream=Stream("bstep", STEP_FIELDS), last_end=None, backward_s=0.0,
+    _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0)

@@ -23,6 +23,7 @@ import time
 from . import boot, dataloader
 from .where import user_location
 from ..record.lines import same_line
+from ..record import kinds
 
 REPLAY_KEEP = 8         # batches the input ceiling replays
 LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
@@ -89,7 +90,7 @@ def _wrap_loader_init(cls, torch_dir, variant, torch=None) -> None:
                 loader_id = dataloader.loader_id(self)
                 _state["targets"].add(loader_id)
                 _state["applied"] += 1
-                boot.emit({"k": "variant", "t": time.monotonic(), "where": where, "l": loader_id,
+                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": where, "l": loader_id,
                            "applied": {k: v for k, v in applied.items() if k in wanted or k == "torch_threads"}
                            if error is None else {},
                            "error": error})
@@ -166,7 +167,7 @@ class Replay:
             raise StopIteration
         if not self.announced:
             self.announced = True
-            boot.emit({"k": "variant_serving", "t": time.monotonic(), "what": "ceiling", "kept": len(self.kept)})
+            boot.emit({"k": kinds.VARIANT_SERVING, "t": time.monotonic(), "what": "ceiling", "kept": len(self.kept)})
         data = self.kept[self.turn % len(self.kept)]
         self.turn += 1
         return _copy(data, self.torch)
@@ -218,7 +219,7 @@ def _wrap_file_init(h5py, nbytes: int, nslots: int) -> None:
             kwargs["rdcc_nslots"] = nslots
             if not _state.get("hdf5_noted"):
                 _state["hdf5_noted"] = True
-                boot.emit({"k": "variant", "t": time.monotonic(), "where": None, "l": None,
+                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
                            "applied": {"hdf5_cache_bytes": nbytes}, "error": None})
         original(self, name, mode, *args, **kwargs)
 

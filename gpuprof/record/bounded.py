@@ -7,12 +7,14 @@ the step-time distribution keeps its resolution where it has items. Other kinds 
 OTHER_LIMIT events; cumulative HDF5 tallies keep the latest per data set; copy tallies are summed.
 """
 
+from gpuprof.record.kinds import STREAMS
+
 FULL = 5000             # single items kept per stream
 BLOCK = 50              # items per block when folding singles
 MAX_BLOCKS = 2000       # blocks kept per stream before neighbours are merged
 OTHER_LIMIT = 20000     # events kept per other kind
 # Each stream kind's static fields (as the probes' streams write them); every other number is a value.
-STATIC_OF = {"step": ("k", "pid"), "bstep": ("k", "pid"), "mem": ("k", "pid"), "batch": ("k", "l", "pid"), "fetch": ("k", "l", "w", "ds", "pid")}
+STATIC_OF = {name: kind.static for name, kind in STREAMS.items()}
 STREAM_KINDS = tuple(STATIC_OF)
 
 

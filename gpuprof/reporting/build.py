@@ -16,6 +16,7 @@ from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.system import cores_busy_between, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
+from gpuprof.record import kinds
 
 
 def exit_description(meta: dict) -> str:
@@ -69,7 +70,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     if probes_on and not processes:
         probe_gap, note = probes_could_not_load(meta.get("command") or [])
         notes.append(note)
-    stopped = events_of_kind(groups, "step_limit")
+    stopped = events_of_kind(groups, kinds.STEP_LIMIT)
     exit_code = meta.get("exit_code")
     outcome = exit_description(meta)
     if stopped and (exit_code == 0 or meta.get("signal") == "SIGINT"):
@@ -79,8 +80,8 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     steps = probes["steps"]
     system["job"]["cores_busy_in_window"] = cores_busy_between(record.get("system", {}), steps.get("window_start"),
                                                                steps.get("window_end"))
-    memory = analyse_memory(events_of_kind(groups, "memory_anatomy"), events_of_kind(groups, "mem"),
-                            events_of_kind(groups, "exception"), probes["steps"], events_of_kind(groups, "worker_mem"),
+    memory = analyse_memory(events_of_kind(groups, kinds.MEMORY_ANATOMY), events_of_kind(groups, kinds.MEM),
+                            events_of_kind(groups, kinds.EXCEPTION), probes["steps"], events_of_kind(groups, kinds.WORKER_MEM),
                             system, meta)
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
@@ -175,11 +176,11 @@ def probe_sections(groups: list, meta: dict) -> dict:
 
     probes_on = (meta.get("settings") or {}).get("probes", True)
 
-    loaders = kind("loader")
-    batches = kind("batch")
+    loaders = kind(kinds.LOADER)
+    batches = kind(kinds.BATCH)
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
-    steps = analyse_loop(kind("step"), batches, loaders, warmup_steps=warmup, backward_steps=kind("bstep"))
-    samples = [e for e in kind("stack_samples") if e.get("pid") == steps.get("pid")]
+    steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP))
+    samples = [e for e in kind(kinds.STACK_SAMPLES) if e.get("pid") == steps.get("pid")]
     steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
     use_sampled_batching(steps)
     notes = []
@@ -188,11 +189,11 @@ def probe_sections(groups: list, meta: dict) -> dict:
     steps["notes"] = notes
     return {
         "steps": steps,
-        "dataloaders": analyse_loaders(loaders, batches, kind("fetch"), kind("batch_facts"), kind("epoch")),
-        "copies": analyse_copies(kind("copies")),
-        "hdf5": analyse_hdf5(kind("h5dataset"), kind("h5read")),
-        "frameworks": {"data_parallel": bool(kind("data_parallel")),
-                       "data_parallel_where": next((e.get("where") for e in kind("data_parallel") if e.get("where")), None)},
+        "dataloaders": analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS), kind(kinds.EPOCH)),
+        "copies": analyse_copies(kind(kinds.COPIES)),
+        "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
+        "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
+                       "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},
     }
 
 

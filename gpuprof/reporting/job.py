@@ -10,6 +10,7 @@ from gpuprof.advice.rank import advise
 from gpuprof.record.reader import RecordError, load_run
 from gpuprof.reporting.build import build_report, cap_by_next_rank, judge_ranks
 from gpuprof.record.schema import RUN_FILE
+from gpuprof.record import kinds
 
 
 def run_folders(paths: list) -> list:
@@ -42,7 +43,7 @@ def build_job_report(run_dirs: list) -> dict:
     groups = []
     for record, host in zip(records, hosts):
         for events in record.get("processes") or []:
-            if events and events[0].get("k") == "process" and not events[0].get("host"):
+            if events and events[0].get("k") == kinds.PROCESS and not events[0].get("host"):
                 events[0] = dict(events[0], host=host)      # runs of an older gpuprof name no host
             groups.append(events)
     contexts = {host: {"system": report["system"], "memory": report.get("memory"), "probes": True,

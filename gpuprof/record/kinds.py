@@ -1,0 +1,72 @@
+"""Every kind of event a process of the job writes into its event file, declared once.
+
+An event is a JSON object whose "k" names its kind. Stream kinds are written by the probes'
+streams (gpuprof.probes.stream): per item a time and the columns below, first as rows of a
+columnar event and later summed in blocks; their static fields say which stream an item belongs
+to. Every other kind is one object per occurrence. Writers (probes) and readers (record.reader,
+record.bounded, analysis) name kinds through these constants, so a new kind is added here first."""
+
+
+class Kind:
+    """One kind of event. A plain class: the probes import this in every process of the job."""
+
+    __slots__ = ("name", "what", "columns", "static")
+
+    def __init__(self, name: str, what: str, columns: tuple = (), static: tuple = ()):
+        self.name = name
+        self.what = what
+        self.columns = columns      # a stream's value columns (after its time "t")
+        self.static = static        # a stream's fields that name the stream
+
+    @property
+    def is_stream(self) -> bool:
+        return bool(self.columns)
+
+
+def _declare(*kinds) -> dict:
+    return {kind.name: kind for kind in kinds}
+
+
+KINDS = _declare(
+    # streams
+    Kind("step", "an optimizer step: host time before the first forward (f), this thread's CPU in it (fc), "
+                 "seconds in backward() during the step (b)", columns=("f", "fc", "b"), static=("k", "pid")),
+    Kind("bstep", "a backward pass taken as a step (no optimizer seen); the same columns as step",
+         columns=("f", "fc", "b"), static=("k", "pid")),
+    Kind("mem", "memory per step: resident bytes, CUDA allocated, peak and reserved",
+         columns=("rss", "alloc", "peak", "reserved"), static=("k", "pid")),
+    Kind("batch", "a batch taken from a DataLoader: seconds the consumer waited (w)", columns=("w",),
+         static=("k", "l", "pid")),
+    Kind("fetch", "a batch made by a producer: wall, CPU, kernel CPU, run-queue seconds, bytes read from disk "
+                  "(rb) and through read calls (rc)", columns=("wall", "cpu", "sys", "rq", "rb", "rc"),
+         static=("k", "l", "w", "ds", "pid")),
+    # single events
+    Kind("process", "the first event of every process: pid, parent, argv, how it started"),
+    Kind("loader", "a DataLoader built: its settings and the line that built it"),
+    Kind("epoch", "a DataLoader iterator started: seconds until its first batch"),
+    Kind("batch_facts", "dtype, shape and bytes of one of a DataLoader's first batches"),
+    Kind("worker_mem", "a DataLoader worker's private memory (copy-on-write growth)"),
+    Kind("copies", "host-to-device copies, tallied: count, bytes, pageable bytes, timed seconds"),
+    Kind("h5dataset", "an HDF5 data set opened: chunk shape, compression, chunk cache"),
+    Kind("h5read", "reads of an HDF5 data set, tallied: reads, chunks touched, opens"),
+    Kind("data_parallel", "nn.DataParallel in use, and where"),
+    Kind("rank", "the process's rank in a torch.distributed job"),
+    Kind("memory_anatomy", "parameters, gradients and optimizer state in bytes"),
+    Kind("exception", "an exception that ended the program (out of memory among them)"),
+    Kind("stack_samples", "the training thread's sampled stacks, weighted by the time each stood for"),
+    Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
+    Kind("variant", "a `try` change applied (or refused, with why) at a DataLoader or file"),
+    Kind("variant_serving", "a `try` variant began serving replayed batches"),
+)
+
+STREAMS = {name: kind for name, kind in KINDS.items() if kind.is_stream}
+
+STEP, BSTEP, MEM, BATCH, FETCH = "step", "bstep", "mem", "batch", "fetch"
+PROCESS, LOADER, EPOCH, BATCH_FACTS, WORKER_MEM = "process", "loader", "epoch", "batch_facts", "worker_mem"
+COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read", "data_parallel", "rank"
+MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
+VARIANT, VARIANT_SERVING = "variant", "variant_serving"
+
+
+def columns(name: str) -> tuple:
+    return KINDS[name].columns
