@@ -1,1 +1,2 @@
-"""Advice: the catalogue of fixes, each with when it applies and how its gain is estimated."""
+"""Advice: the registered fixes (one module each, gpuprof.advice.fixes), each with when it applies
+and how its gain is estimated, and the ranking that orders them for a run."""

@@ -1,47 +1,56 @@
-"""Turn the catalogue into ranked advice for one run."""
+"""Turn the registered fixes into ranked advice for one run.
+
+The order, by the traits each fix declares: fixes addressing the verdict first; among them those
+that keep training the same before those that change what the model trains on; then by estimated
+speed-up, then by effort (estimates within 5% of each other count as equal). A worthwhile setting
+that `try` measures as it is goes ahead of code rewrites whose estimate rests on an assumed saving;
+a fix that leads (DataParallel -> DDP) goes first, saying why."""
 
 import math
 
-from gpuprof.advice.catalogue import CATALOGUE
+from gpuprof.advice import fixes
+from gpuprof.advice.situation import Situation
 
 
 def advise(ev, verdict: dict, findings=()) -> list:
-    """Fixes that apply, ranked: those addressing the verdict first, then by estimated speed-up,
-    then by effort (estimates within 5% of each other count as equal). Estimates are rounded down
-    so that none exceeds its own bound."""
-    context = dict(verdict, _findings=list(findings))
+    """Fixes that apply to this run, ranked. Estimates are rounded down so that none exceeds its
+    own bound."""
+    situation = Situation(verdict=verdict, findings=tuple(findings))
     out = []
-    for entry in CATALOGUE:
+    for fix in fixes.SPEED:
+        if fix.needs_gpu and not ev.gpu:
+            continue
         try:
-            built = entry["build"](ev, context)
+            built = fix.build(ev, situation)
         except (ArithmeticError, KeyError, TypeError, ValueError):
             built = None
         if not built:
             continue
         estimate = built.get("estimated_speedup")
-        advice = {"id": entry["id"], "title": entry["title"],
+        advice = {"id": fix.id, "title": fix.title,
                   "estimated_speedup": math.floor(estimate * 100) / 100 if estimate is not None else None,
                   "where": built.get("where"), "detail": built.get("detail"), "snippet": built.get("snippet"),
-                  "why": built.get("why"), "change": built.get("change"), "effort": entry["effort"], "addresses": list(entry["targets"])}
+                  "why": built.get("why"), "change": built.get("change"), "effort": fix.effort,
+                  "addresses": list(fix.addresses)}
         if built.get("first"):
             advice["ranked_by"] = built["first"]
         out.append(advice)
-    bottleneck = verdict.get("bottleneck")
+    bottleneck = situation.bottleneck
     if bottleneck == "compute":
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]
-    out.sort(key=lambda a: (bottleneck not in a["addresses"], a["id"] in CHANGES_TRAINING,
+    out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
                             -(a["estimated_speedup"] or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
-    # A structural fix (DataParallel -> DDP) leads whatever the estimates: the others are measured
-    # through a design that is itself the limit. It says so in ranked_by.
-    return [a for a in ranked if a.get("ranked_by") and a["id"] in STRUCTURAL] + \
-        [a for a in ranked if not (a.get("ranked_by") and a["id"] in STRUCTURAL)]
+    leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
+    return leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
 
 
-#: Fixes that go first when they apply (their build says why, as "first").
-STRUCTURAL = ("ddp",)
+def _trait(item: dict, name: str) -> bool:
+    fix = fixes.get(item["id"])
+    return bool(fix is not None and getattr(fix, name))
+
 
 #: A setting change (one `gpuprof try --fix` applies and measures as it is) with at least this
 #: estimate goes ahead of code rewrites for the same bottleneck: the rewrites' estimates rest on an
@@ -70,18 +79,15 @@ def _settings_before_rewrites(advice: list, bottleneck) -> list:
 
 
 def _is_setting(item: dict, bottleneck) -> bool:
-    return bool(item.get("change")) and bottleneck in item["addresses"] and item["id"] not in CHANGES_TRAINING
+    return _trait(item, "is_setting") and bottleneck in item["addresses"] and not _trait(item, "changes_training")
 
 
 def _is_rewrite(item: dict, bottleneck) -> bool:
-    return not item.get("change") and bottleneck in item["addresses"] and item["id"] not in CHANGES_TRAINING \
-        and item["id"] not in STRUCTURAL
+    return not _trait(item, "is_setting") and bottleneck in item["addresses"] \
+        and not _trait(item, "changes_training") and not _trait(item, "leads")
 
 
 NEAR_TIE = 1.05     # estimates this close are within their own uncertainty
-#: Fixes that change what the model trains on (fewer fresh samples per step, another batch size): they
-#: follow the fixes that keep training the same, whatever their estimate.
-CHANGES_TRAINING = ("batch-echoing", "larger-batch", "ddp-no-sync")
 
 
 def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
@@ -93,7 +99,7 @@ def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
         for i in range(len(ranked) - 1):
             a, b = ranked[i], ranked[i + 1]
             same_group = (bottleneck in a["addresses"]) == (bottleneck in b["addresses"]) and \
-                (a["id"] in CHANGES_TRAINING) == (b["id"] in CHANGES_TRAINING)
+                _trait(a, "changes_training") == _trait(b, "changes_training")
             if a["estimated_speedup"] is None or b["estimated_speedup"] is None:
                 continue
             if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:

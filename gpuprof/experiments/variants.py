@@ -1,24 +1,13 @@
 """What `gpuprof try` can change, and how each change reads on its command line and in its table.
 
 A Variant is a label, the settings the probes apply (gpuprof.probes.variants), and what it means for
-the user: the line they would change, and whether it changes the data order, the random numbers
-drawn or what the model trains on."""
+the user: the fix it stands for, and whether it changes the data order, the random numbers drawn or
+what the model trains on. The keys and their checks come from gpuprof.record.changes; which fixes
+`try` can apply, and how each is labelled, from the fixes themselves (gpuprof.advice.fixes)."""
 
+from gpuprof.advice import fixes
 from gpuprof.launch.errors import UsageProblem
-
-#: `--set` keys: how to read a value, and what each changes beyond speed.
-SETTABLE = {
-    "num_workers": (int, None),
-    "pin_memory": ("bool", None),
-    "persistent_workers": ("bool", None),
-    "prefetch_factor": (int, None),
-    "torch_threads": (int, None),
-    "batch_size": (int, "changes the optimisation (fewer, larger steps; scale the learning rate) and the "
-                        "batches' contents"),
-}
-
-#: Fix ids `try` can apply exactly as the advice describes, from the advice's `change`.
-APPLICABLE_FIXES = ("num-workers", "pin-memory", "persistent-workers", "batch-echoing", "hdf5-chunk-cache")
+from gpuprof.record import changes
 
 
 class Variant:
@@ -30,7 +19,7 @@ class Variant:
 
     @property
     def loader_settings(self) -> dict:
-        return {k: v for k, v in self.settings.items() if k in SETTABLE}
+        return {k: v for k, v in self.settings.items() if k in changes.SETTABLE}
 
     def for_probes(self, loader: str) -> dict:
         """The settings the probes apply, aimed at the loader built at `loader` (file:line)."""
@@ -43,26 +32,6 @@ class Variant:
         return f"Variant({self.label!r}, {self.settings!r})"
 
 
-def _value(key: str, text: str):
-    kind = SETTABLE[key][0]
-    text = text.strip()
-    if kind == "bool":
-        lowered = text.lower()
-        if lowered in ("1", "true", "yes", "on"):
-            return True
-        if lowered in ("0", "false", "no", "off"):
-            return False
-        raise UsageProblem(f"--set {key}: {text!r} is not true or false")
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageProblem(f"--set {key}: {text!r} is not a whole number")
-    low = 0 if key == "num_workers" else 1
-    if value < low:
-        raise UsageProblem(f"--set {key}: must be at least {low}, not {value}")
-    return value
-
-
 def parse_set(items) -> list:
     """`--set num_workers=0,2,4 --set pin_memory=true` -> one Variant per value of each key (a sweep
     of one key at a time against the same baseline)."""
@@ -72,12 +41,15 @@ def parse_set(items) -> list:
         key = key.strip().replace("-", "_")
         if not sep or not values.strip():
             raise UsageProblem(f"--set {item!r}: write KEY=VALUE (or KEY=V1,V2,... for a sweep)")
-        if key not in SETTABLE:
-            raise UsageProblem(f"--set {key}: not a setting try can change; choose one of {', '.join(SETTABLE)}")
+        if key not in changes.SETTABLE:
+            raise UsageProblem(f"--set {key}: not a setting try can change; choose one of {', '.join(changes.SETTABLE)}")
+        declared = changes.KEYS[key]
         for text in values.split(","):
-            value = _value(key, text)
-            shown = str(value).lower() if isinstance(value, bool) else value
-            variants.append(Variant(f"{key}={shown}", {key: value}, caution=SETTABLE[key][1]))
+            try:
+                value = declared.parse(text)
+            except ValueError as exc:
+                raise UsageProblem(f"--set {key}: {exc}")
+            variants.append(Variant(f"{key}={declared.shown_value(value)}", {key: value}, caution=declared.caution))
     return variants
 
 
@@ -87,34 +59,35 @@ def input_ceiling() -> Variant:
                            "again and again, so it learns something else; only its speed counts")
 
 
+def _for_fix(fix, change: dict, label: str = None) -> Variant:
+    """The variant that makes `change` for `fix`, labelled and cautioned as the fix declares."""
+    if label is None:
+        label = fix.variant_label(change) if fix.variant_label else f"{fix.id}: {changes.label(change)}"
+    caution = fix.variant_caution(change) if fix.variant_caution else None
+    return Variant(label, change, fix_id=fix.id, caution=caution)
+
+
 def echo(factor: int) -> Variant:
     if factor < 2:
         raise UsageProblem(f"--echo must be 2 or more, not {factor}")
-    return Variant(f"echo x{factor}", {"echo": factor}, fix_id="batch-echoing",
-                   caution=f"each batch is trained on {factor} times in a row: fewer fresh samples per step, and "
-                           "the data order and the random numbers drawn change")
+    change = {"echo": factor}
+    return _for_fix(fixes.owner_of(change), change)
 
 
 def hdf5_cache(nbytes: int) -> Variant:
     if nbytes < 1:
         raise UsageProblem(f"--hdf5-cache must be a positive number of bytes, not {nbytes}")
-    return Variant(f"hdf5 cache {nbytes} B", {"hdf5_cache_bytes": nbytes, "hdf5_keep_handles": True},
-                   fix_id="hdf5-chunk-cache")
+    change = {"hdf5_cache_bytes": nbytes, "hdf5_keep_handles": True}
+    return _for_fix(fixes.owner_of(change), change, label=f"hdf5 cache {nbytes} B")
 
 
 def from_advice(item: dict) -> Variant:
     """The variant that makes exactly the change an advice item describes; UsageProblem when that
     change needs an edit try cannot make."""
-    fix_id = item.get("id")
+    fix = fixes.get(item.get("id"))
     change = item.get("change")
-    if fix_id not in APPLICABLE_FIXES or not change:
-        raise UsageProblem(f"fix {fix_id} cannot be tried without editing the program; try can apply "
-                           f"{', '.join(APPLICABLE_FIXES)}")
-    if fix_id == "batch-echoing":
-        variant = echo(int(change.get("echo", 2)))
-    else:
-        parts = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in change.items()
-                          if k != "hdf5_keep_handles")
-        variant = Variant(f"{fix_id}: {parts}", change, fix_id=fix_id, caution=None)
-    variant.fix_id = fix_id
-    return variant
+    if fix is None or not fix.try_keys or not change:
+        raise UsageProblem(f"fix {item.get('id')} cannot be tried without editing the program; try can apply "
+                           f"{', '.join(f.id for f in fixes.tryable())}")
+    return _for_fix(fix, change)
+

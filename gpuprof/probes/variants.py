@@ -22,11 +22,16 @@ import time
 
 from . import boot, dataloader
 from .where import user_location
-from ..record.lines import same_line
 from ..record import kinds
+from ..record.changes import LOADER_KEYS
+from ..record.lines import same_line
 
 REPLAY_KEEP = 8         # batches the input ceiling replays
-LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
+#: Every change key (gpuprof.record.changes) and the part of this module that applies it.
+HANDLERS = dict({key: "DataLoader.__init__" for key in LOADER_KEYS},
+                torch_threads="DataLoader.__init__", ceiling="Replay", echo="Echo",
+                hdf5_cache_bytes="h5py.File.__init__", hdf5_cache_slots="h5py.File.__init__",
+                hdf5_keep_handles="h5py.Group.__getitem__")
 
 _state = {"variant": None, "targets": set(), "applied": 0}
 

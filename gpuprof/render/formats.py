@@ -1,15 +1,54 @@
-def render(fmt, report, record=None, terminal=False, width=None, tried=None):
-    if fmt == "json":
-        from gpuprof.render.json_report import json_text
-        return json_text(report)
-    if fmt == "markdown":
-        from gpuprof.render.markdown import render_markdown
-        return render_markdown(report)
-    if fmt == "console":
-        from gpuprof.render.console import console_text
-        return console_text(report, terminal=terminal, width=width)
-    if fmt == "trace":
-        from gpuprof.render.trace import trace_text
-        return trace_text(record, report)
-    from gpuprof.render.html import render_html
-    return render_html(record, report, tried=tried)
+"""The one table of output formats. Every renderer is a module with one function,
+`render(document, options) -> str`, over a Report (gpuprof.report/N) or a `try` record
+(gpuprof.try/N); the table says which, and whether it also reads the run record (the pictures
+plot its time series). Renderers are imported only when used: `run` shows a report without
+loading the HTML or trace code."""
+
+import importlib
+from dataclasses import dataclass
+
+REPORT = "report"
+TRY = "try"
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    terminal: bool = False     # colours and wrapping for a terminal, else plain unwrapped text
+    width: int = None          # the terminal's width (None: measured, or a default)
+    record: dict = None        # the run record, for formats that read it
+    tried: dict = None         # the `try` record `run --verify` left beside the run, if any
+
+
+@dataclass(frozen=True)
+class Format:
+    subject: str               # REPORT or TRY
+    module: str
+    reads_record: bool = False
+
+
+FORMATS = {
+    "console": Format(REPORT, "gpuprof.render.console"),
+    "json": Format(REPORT, "gpuprof.render.json_report"),
+    "markdown": Format(REPORT, "gpuprof.render.markdown"),
+    "trace": Format(REPORT, "gpuprof.render.trace", reads_record=True),
+    "html": Format(REPORT, "gpuprof.render.html", reads_record=True),
+    "try-console": Format(TRY, "gpuprof.render.try_console"),
+    "try-markdown": Format(TRY, "gpuprof.render.try_markdown"),
+    "try-json": Format(TRY, "gpuprof.render.try_json"),
+}
+
+
+def names(subject: str = REPORT) -> tuple:
+    """The formats of one subject, as `gpuprof report --format` lists them."""
+    return tuple(name[len(subject) + 1:] if subject != REPORT else name
+                 for name, fmt in FORMATS.items() if fmt.subject == subject)
+
+
+def reads_record(fmt: str) -> bool:
+    return FORMATS[fmt].reads_record
+
+
+def render(fmt: str, document: dict, **options) -> str:
+    """`document` in format `fmt` (a key of FORMATS). Raises KeyError for an unknown format."""
+    module = importlib.import_module(FORMATS[fmt].module)
+    return module.render(document, RenderOptions(**options))

@@ -22,6 +22,10 @@ def code(text) -> str:
     return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
 
 
+def render(report: dict, options) -> str:
+    return render_markdown(report)
+
+
 def render_markdown(report: dict) -> str:
     system = report.get("system", {})
     job = system.get("job", {})

@@ -94,6 +94,10 @@ def trace_events(record: dict, report: dict) -> dict:
     }
 
 
+def render(report: dict, options) -> str:
+    return trace_text(options.record, report)
+
+
 def trace_text(record: dict, report: dict) -> str:
     return json.dumps(trace_events(record, report), separators=(",", ":"), allow_nan=False)
 

@@ -1,8 +1,12 @@
 """The `gpuprof try` record as Markdown, for a pull-request comment."""
 
 from gpuprof.render.markdown import code, escape
-from gpuprof.render.try_console import estimate_cell, lines, speedup_cell, verdict_cell
+from gpuprof.render.try_text import estimate_cell, lines, speedup_cell, verdict_cell
 from gpuprof.render.units import seconds
+
+
+def render(record: dict, options) -> str:
+    return render_try_markdown(record)
 
 
 def render_try_markdown(record: dict) -> str:

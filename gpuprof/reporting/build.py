@@ -10,7 +10,7 @@ from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
-from gpuprof.advice.memory_fixes import oom_advice, oom_verdict
+from gpuprof.advice.oom import oom_advice, oom_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5

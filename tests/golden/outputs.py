@@ -89,6 +89,21 @@ def advice_outputs() -> dict:
     return {"advice.json": json.dumps(out, indent=1, sort_keys=True, default=str) + "\n"}
 
 
+TRY_RECORD = os.path.join(HERE, "try", "try.json")
+
+
+def try_outputs() -> dict:
+    """The renderings of a saved `gpuprof try` record."""
+    from gpuprof.render import formats
+
+    with open(TRY_RECORD, "r", encoding="utf-8") as handle:
+        record = json.load(handle)
+    return {os.path.join("try", "console.txt"): formats.render("try-console", record),
+            os.path.join("try", "console-terminal.txt"): formats.render("try-console", record, terminal=True,
+                                                                        width=100),
+            os.path.join("try", "try.md"): formats.render("try-markdown", record)}
+
+
 def all_outputs() -> dict:
     """relative path -> text."""
     out = {}
@@ -96,6 +111,7 @@ def all_outputs() -> dict:
         for file_name, text in run_outputs(name).items():
             out[os.path.join(name, file_name)] = text
     out.update(advice_outputs())
+    out.update(try_outputs())
     return out
 
 

@@ -27,6 +27,11 @@ def test_advice_for_gpu_transfer_and_comm_scenarios_is_unchanged():
         assert text == expected(file_name)
 
 
+def test_the_try_table_and_markdown_are_unchanged():
+    for path, text in outputs.try_outputs().items():
+        assert text == expected(path), f"{path} changed"
+
+
 def test_the_golden_runs_cover_every_kind_of_verdict_the_examples_give():
     import json
     verdicts = {json.loads(expected(os.path.join(name, "report.json")))["verdict"]["bottleneck"]

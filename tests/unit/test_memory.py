@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.advice.memory_fixes import oom_advice, oom_verdict  # noqa: E402
+from gpuprof.advice.oom import oom_advice, oom_verdict  # noqa: E402
 from gpuprof.analysis.memory import analyse_memory, growth  # noqa: E402
 from gpuprof.probes import memory as probe  # noqa: E402
 from gpuprof.probes.stream import Stream  # noqa: E402

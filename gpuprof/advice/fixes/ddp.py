@@ -1,0 +1,61 @@
+"""ddp: DistributedDataParallel, one process per GPU, instead of nn.DataParallel.
+
+nn.DataParallel drives every GPU from one process: one Python thread per GPU under one GIL,
+inputs scattered from and outputs gathered on GPU 0 each step, the model copied to every GPU each
+step. DDP runs a process per GPU with its own loader and overlaps the gradient all-reduce with the
+backward pass. Where DataParallel is used it leads the fixes (its build says why): the others are
+measured through it. A compute-bound job that used one of several GPUs gets it too."""
+
+from gpuprof.advice.fix import Fix
+
+LAUNCH = "torchrun --nproc-per-node=NGPU train.py"
+SNIPPET = ("torch.distributed.init_process_group('nccl'); local_rank = int(os.environ['LOCAL_RANK'])\n"
+           "torch.cuda.set_device(local_rank)\n"
+           "model = torch.nn.parallel.DistributedDataParallel(model.to(local_rank), device_ids=[local_rank])\n"
+           "loader = DataLoader(dataset, sampler=DistributedSampler(dataset), ...)   # each rank its shard\n"
+           f"# launch: {LAUNCH}")
+
+
+def gpu0_load(figures) -> str:
+    """GPU 0 against the others (DataParallel gathers there): utilisation and memory, when measured."""
+    first = [f for f in figures if f[0] == 0]
+    rest = [f for f in figures if f[0] != 0]
+    if not first or not rest:
+        return ""
+    _, util0, mem0 = first[0]
+    utils = [u for _, u, _ in rest if u is not None]
+    mems = [m for _, _, m in rest if m]
+    parts = []
+    if util0 is not None and utils:
+        parts.append(f"GPU 0 busy {util0:.0%} against {sum(utils) / len(utils):.0%} on the others")
+    if mem0 and mems:
+        parts.append(f"GPU 0 holds {mem0 / 1e9:.1f} GB against {sum(mems) / len(mems) / 1e9:.1f} GB")
+    return " (" + "; ".join(parts) + ")" if parts else ""
+
+
+def build(ev, s):
+    if ev.data_parallel:
+        if ev.gpu_count > 1:
+            gain = 1.3
+            why = (f"nn.DataParallel drives the {ev.gpu_count} GPUs from one process: one thread per GPU under one "
+                   "GIL, scatter and gather on GPU 0 every step" + gpu0_load(ev.gpu_figures or [])
+                   + "; DDP commonly runs such jobs 1.3x faster or more")
+        else:
+            gain = None
+            why = ("nn.DataParallel is in use; " + ("with one GPU it only adds a model copy per step" if ev.gpu else
+                   "without a GPU here it runs the module as is, so its cost cannot be measured on this machine")
+                   + "; on several GPUs DDP avoids the single process's GIL and the gather on GPU 0")
+        return {"estimated_speedup": gain, "where": ev.data_parallel_where,
+                "detail": f"replace nn.DataParallel with DistributedDataParallel and launch one process per GPU: {LAUNCH}",
+                "snippet": SNIPPET, "why": why,
+                "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
+    if not ev.gpu or s.bottleneck != "compute" or ev.gpu_count <= 1:
+        return None
+    return {"estimated_speedup": 0.9 * ev.gpu_count, "where": None,
+            "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])", "snippet": SNIPPET,
+            "why": f"{ev.gpu_count} GPUs are present and the job used one"}
+
+
+FIX = Fix(id="ddp", title="Use DistributedDataParallel: one process per GPU",
+          effort=3, addresses=("compute", "input.cpu", "input.disk", "input.latency", "transfer.h2d", "host.overhead"),
+          build=build, leads=True)

@@ -1,0 +1,75 @@
+"""hdf5-chunk-cache: size the HDF5 chunk cache for how the data is read, and keep the data set's
+handle open so the cache survives between reads.
+
+Applies when a read decompresses at least twice the bytes it returns (the h5py probe counts the
+chunks each read touches). The estimate makes each batch as many times cheaper as the read
+amplification (at most 20x)."""
+
+import math
+
+from gpuprof.advice.fix import MIN_GAIN, Fix
+from gpuprof.advice.model import next_prime
+
+
+def build(ev, s):
+    if s.input_kind not in ("input.cpu", "input.disk"):
+        return None
+    bad = [d for d in ev.hdf5 if (d.get("read_amplification") or 0) >= 2 and d.get("chunk_bytes")]
+    if not bad:
+        return None
+    worst = max(bad, key=lambda d: d["read_amplification"])
+    amplification = worst["read_amplification"]
+    chunk = worst["chunk_bytes"]
+    batch = (ev.loader or {}).get("batch_size") or 1
+    random_order = (ev.loader or {}).get("sampler") == "RandomSampler"
+    per_read = max(1, round((worst.get("chunks_touched") or 1) / max(worst.get("reads") or 1, 1)))
+    in_use = per_read * (batch if random_order else 1)
+    nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
+    nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
+    nslots = max(next_prime(100 * max(1, nbytes // chunk)), worst.get("rdcc_nslots") or 0)
+    current = worst.get("rdcc_nbytes")
+    resize = current is None or current < nbytes
+    keep_handle = bool(worst.get("reopened_per_read"))
+    if not resize and not keep_handle:
+        return None         # the cache is already this size: nothing to change
+    gain = s.cheaper_input(ev, min(amplification, 20.0))
+    if gain < MIN_GAIN:
+        return None
+    name = worst["dataset"].strip("/")
+    changes, snippet = [], []
+    if keep_handle:
+        changes.append(f"open the data set once per worker and keep its handle (it was opened {worst.get('opens')} "
+                       f"times for {worst.get('reads')} reads; each new handle starts with an empty chunk cache, so "
+                       "no cache size helps until the handle is kept)")
+    if resize:
+        changes.append(f"chunk cache {current} B -> {nbytes} B ({nbytes // chunk} chunks of {chunk} B, chunk shape "
+                       f"{worst.get('chunks')}), rdcc_nslots {worst.get('rdcc_nslots')} -> {nslots}")
+    chunks = worst.get("chunks")
+    if random_order and chunks and chunks[0] > 1:
+        changes.append(f"reading samples in random order, chunks of 1 along the first axis ({[1] + list(chunks[1:])}) "
+                       f"avoid decompressing {chunks[0]} samples per sample")
+    opened = f'h5py.File(path, "r", rdcc_nbytes={max(nbytes, current or 0)}, rdcc_nslots={nslots})'
+    snippet.append("def __getitem__(self, i):")
+    snippet.append("    if self.data is None:          # once per worker: the handle keeps its chunk cache")
+    snippet.append(f"        self.data = {opened}[\"{name}\"]")
+    snippet.append("    return self.data[i]")
+    return {
+        "estimated_speedup": gain, "where": f"{worst['file']}:{worst['dataset']}",
+        "detail": "; ".join(changes),
+        "snippet": "\n".join(snippet),
+        "why": f"each read decompresses {amplification:.0f}x the bytes it returns: "
+               + ("the data set is opened again for each read, which throws its cache away"
+                  if keep_handle and not resize else
+                  f"the cache ({current} B) {'cannot hold one' if not worst.get('cache_holds_a_chunk') else 'holds too few'} "
+                  f"{chunk} B chunk{'s' if worst.get('cache_holds_a_chunk') else ''}"),
+        "change": {"hdf5_cache_bytes": max(nbytes, current or 0), "hdf5_keep_handles": True},
+    }
+
+
+def keep(settings, loader) -> str:
+    return "where the file is opened: h5py.File(path, 'r', rdcc_nbytes=..., rdcc_nslots=...), and keep the data set handle"
+
+
+FIX = Fix(id="hdf5-chunk-cache", title="Size the HDF5 chunk cache (and chunk shape) for how the data is read",
+          effort=1, addresses=("input.cpu", "input.disk"), build=build,
+          try_keys=("hdf5_cache_bytes", "hdf5_keep_handles"), keep=keep)

@@ -1,0 +1,33 @@
+"""larger-batch: a larger batch while the GPU has memory to spare, so per-step overheads are
+amortised over more samples. It changes the optimisation (scale the learning rate), so it ranks
+after the fixes that keep training the same."""
+
+from gpuprof.advice.fix import Fix, pct
+from gpuprof.advice.loader_terms import where
+from gpuprof.advice.model import cheaper_share
+
+
+def build(ev, s):
+    if s.bottleneck not in ("compute", "host.overhead"):
+        return None
+    if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < 0.4:
+        return None
+    share = s.share or 0.0
+    gain = cheaper_share(share, 0.5) if s.bottleneck == "host.overhead" else 1.1
+    batch = (ev.loader or {}).get("batch_size")
+    target = batch * 2 if batch else None
+    fits = ""
+    if batch and ev.largest_batch:
+        if ev.largest_batch <= batch:
+            return None         # the memory holds no larger batch
+        target = min(batch * 2, ev.largest_batch)
+        fits = f"; the largest batch that fits is about {ev.largest_batch} (from how the peak grows with the batch)"
+    return {"estimated_speedup": gain, "where": where(ev),
+            "detail": f"batch_size {batch} -> {target}" if batch else "double the batch size",
+            "snippet": f"DataLoader(dataset, batch_size={target or '2 * B'}, ...)   # scale the learning rate accordingly",
+            "why": f"{pct(ev.gpu_mem_free_share)} of GPU memory is free; per-step overheads are amortised over more "
+                   f"samples{fits}"}
+
+
+FIX = Fix(id="larger-batch", title="Use a larger batch (the GPU has memory to spare)", effort=1,
+          addresses=("compute", "host.overhead"), build=build, changes_training=True, needs_gpu=True)

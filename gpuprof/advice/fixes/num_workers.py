@@ -1,0 +1,123 @@
+"""num-workers: more DataLoader worker processes, so batches are made alongside compute.
+
+The estimate adds producer capacity (advice.model.more_capacity), bounded by the cores the
+producers can have, the disk's parallelism, the memory and open files each worker costs, and the
+CPU the measured steps use. On a CPU-only machine workers share the cores with the training's
+intra-op threads and every batch is pickled: `gpuprof try` measured them at about 0.6 of the
+rate their count promises, and the change then comes with fewer intra-op threads."""
+
+import math
+
+from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
+from gpuprof.advice.model import cpu_budget, more_capacity
+from gpuprof.advice.situation import INPUT
+
+CPU_ONLY_WORKER_EFFICIENCY = 0.6
+DISK_PARALLELISM = 2.0           # reads in parallel assumed to go at most this much faster (a disk's queue depth is unknown)
+LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
+FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
+WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
+
+
+def worker_limit(ev):
+    """(the most workers this machine holds, why), or (None, None) without the figures."""
+    limits = []
+    if ev.process_rss and ev.memory_available:
+        limits.append((int(WORKER_MEMORY_SHARE * ev.memory_available // ev.process_rss),
+                       f"memory: {ev.memory_available / 2**30:.1f} GiB available and up to "
+                       f"{ev.process_rss / 2**20:.0f} MiB per process of the job"))
+    if ev.open_files_limit:
+        limits.append((max((ev.open_files_limit - 64) // FDS_PER_WORKER, 1),
+                       f"open files: the limit is {ev.open_files_limit} and each worker holds about {FDS_PER_WORKER}"))
+    return min(limits) if limits else (None, None)
+
+
+def threads_beside_workers(ev, workers: int):
+    """On a CPU-only machine the training process's intra-op threads and the workers share the
+    cores; when together they outnumber them, the training keeps fewer threads (None: no change).
+    torch's default is one thread per core, so an unknown count is taken as that."""
+    if ev.gpu:
+        return None
+    threads = (ev.loader or {}).get("torch_threads") or ev.cpu_count
+    if threads + workers <= ev.cpu_count:
+        return None
+    return max(1, ev.cpu_count - workers)
+
+
+def build(ev, s):
+    kind = s.input_kind
+    if kind is None or not ev.loader or ev.wait_source != "dataloader" or s.contended:
+        return None         # contended: more workers take more of the cores training needs
+    n = ev.loader.get("num_workers") or 0
+    w = ev.wait_share
+    need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
+    producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
+    if kind == "input.cpu":
+        suggested = max(n + 1, min(max(ev.cpu_count, 2), max(2, math.ceil(need) + 1)))
+        if ev.inline_producer:
+            # Workers free the training thread: they may use every core the compute phase leaves
+            # (at most all cores for 1 - w of the time) and other programs do not take.
+            other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count
+                        - (ev.cores_busy or 0.0), 0.0)
+            available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0)
+        else:
+            available = producer_cores + ev.cores_free
+        headroom = available / producer_cores if producer_cores > 0.05 else suggested
+        limit = f"{available:.1f} of {ev.cpu_count} cores free for producers"
+    elif kind == "input.disk":
+        suggested = min(max(4, 2 * n), 16)
+        limit = "parallel reads keep the disk's queue full"
+    else:
+        cap = LATENCY_WORKERS_PER_CORE * ev.cpu_count
+        suggested = min(cap, max(4, 2 * n, math.ceil(need) + 1))
+        limit = (f"waiting workers need little CPU, but at most {LATENCY_WORKERS_PER_CORE} per core "
+                 f"({cap} here): beyond that, starting them and unpickling their batches eat the gain")
+    most, why_most = worker_limit(ev)
+    if most is not None and suggested > most:
+        suggested, limit = max(most, 1), f"{limit}; the machine holds at most {most} ({why_most})"
+    if suggested <= n:
+        return None         # never propose a change from X to X
+    k = suggested / max(n, 1)
+    if kind == "input.cpu":
+        k = min(k, headroom)
+    elif kind == "input.disk":
+        k = min(k, DISK_PARALLELISM)
+    if not ev.gpu and kind != "input.latency":
+        k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
+    gain = more_capacity(ev, k)
+    budget = cpu_budget(ev)      # readers spend CPU too (kernel time, copies): every kind is bounded
+    bounded = ""
+    if budget < gain:
+        gain = budget
+        bounded = (f"; bounded by the CPU: producers need {ev.producer_cores or 0:.1f} cores per step and compute "
+                   f"{1 - w:.0%} of a step on {'one core' if ev.gpu else 'every core'}, which {ev.cpu_count} cores "
+                   f"fit at most {budget:.2f}x faster")
+    if gain < MIN_GAIN:
+        return None
+    change = {"num_workers": suggested, "persistent_workers": True}
+    snippet = loader_snippet(ev, change)
+    detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
+    threads = threads_beside_workers(ev, suggested) if kind != "input.latency" else None  # waiting workers need no core
+    oversubscribed = ""
+    if threads is not None:
+        change["torch_threads"] = threads
+        snippet = f"torch.set_num_threads({threads})   # in the training process: leave the workers their cores\n" + snippet
+        detail += f", and torch.set_num_threads({threads}) in the training process"
+        oversubscribed = (f"; the training's {ev.loader.get('torch_threads') or ev.cpu_count} intra-op threads and "
+                          f"{suggested} workers would share {ev.cpu_count} cores, and idle intra-op threads spin on "
+                          f"theirs")
+    return {
+        "estimated_speedup": gain,
+        "where": where(ev),
+        "detail": loader_detail(ev, detail),
+        "snippet": snippet,
+        "why": f"{pct(w)} of each step waits for data; producers run at {pct(ev.producer_cpu_ratio or 0)} CPU; "
+               f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
+               f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}{oversubscribed}",
+        "change": change,
+    }
+
+
+FIX = Fix(id="num-workers", title="Make batches in more DataLoader worker processes", effort=1, addresses=INPUT,
+          build=build, try_keys=("num_workers", "persistent_workers", "torch_threads"), keep=keep_loader_line)

@@ -1,0 +1,54 @@
+"""A DataLoader change in the terms of whatever builds the loader: the user's own DataLoader call,
+TrainingArguments under a Hugging Face Trainer, the DataLoader in a LightningDataModule, or the
+one handed to accelerate's prepare(). Every fix that changes a loader's arguments speaks through
+here, in the report and in `try`'s "to keep it" line."""
+
+from gpuprof.record.changes import loader_settings
+
+#: DataLoader arguments as Hugging Face's TrainingArguments names them.
+HF_ARGUMENTS = {"num_workers": "dataloader_num_workers", "persistent_workers": "dataloader_persistent_workers",
+                "pin_memory": "dataloader_pin_memory", "prefetch_factor": "dataloader_prefetch_factor",
+                "batch_size": "per_device_train_batch_size"}
+
+
+def where(ev):
+    """The line that built the run's dominant DataLoader, or None."""
+    return (ev.loader or {}).get("where")
+
+
+def loader_snippet(ev, settings: dict) -> str:
+    """The change to the DataLoader's arguments, as code at the place that builds it."""
+    loader = ev.loader or {}
+    framework = loader.get("framework")
+    text = ", ".join(f"{k}={v}" for k, v in settings.items())
+    if framework == "transformers":
+        hf = ", ".join(f"{HF_ARGUMENTS.get(k, k)}={v}" for k, v in settings.items())
+        return f"TrainingArguments(..., {hf})   # the Trainer builds the DataLoader from these"
+    if framework == "lightning":
+        return f"def train_dataloader(self):   # in your LightningDataModule / LightningModule\n" \
+               f"    return DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+    if framework == "accelerate":
+        return f"loader = DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)\n" \
+               "loader = accelerator.prepare(loader)   # accelerate rebuilds it with these settings"
+    return f"DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+
+
+def loader_detail(ev, text: str) -> str:
+    """`text` (the change), with who builds the DataLoader when it is not the user's own call."""
+    loader = ev.loader or {}
+    framework, built_in = loader.get("framework"), loader.get("built_in")
+    if framework == "transformers":
+        return f"{text} through TrainingArguments (the Trainer builds the DataLoader" + \
+            (f" at {built_in})" if built_in else ")")
+    if built_in:
+        return f"{text} where you configure {framework or 'the library'} (it builds the DataLoader at {built_in})"
+    return text
+
+
+def keep_loader_line(settings: dict, loader) -> str:
+    """How to keep DataLoader settings `try` measured: the arguments at the loader's line, and the
+    training process's intra-op threads when the change set them."""
+    args = ", ".join(f"{k}={v}" for k, v in loader_settings(settings).items())
+    threads = (settings or {}).get("torch_threads")
+    before = f"torch.set_num_threads({threads}) in the training process, and " if threads else ""
+    return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args})"

@@ -1,0 +1,81 @@
+"""The wording of a `gpuprof try` record that its terminal table and its Markdown share: the
+cells of a row, the line that keeps a measured change, and the lines below the table."""
+
+from gpuprof.advice import fixes
+from gpuprof.advice.loader_terms import keep_loader_line
+from gpuprof.record.changes import loader_settings
+
+
+def speedup_cell(row: dict) -> str:
+    if row.get("failed") and not row.get("speedup"):
+        return f"crashed (status {row['failed'][0]})"
+    if row.get("speedup") is None:
+        return "n/a"
+    if row["label"] == "baseline":
+        return "1.00x"
+    text = f"{row['speedup']:.2f}x"
+    if row.get("speedup_min") is not None and row["rounds"] > 1:
+        text += f" ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
+    return text
+
+
+def estimate_cell(row: dict) -> str:
+    return f"up to {row['estimate']:.2f}x" if row.get("estimate") else "-"
+
+
+def verdict_cell(row: dict) -> str:
+    verdicts = [v for v in row.get("verdicts") or [] if v]
+    if not verdicts:
+        return "-"
+    most = max(verdicts, key=verdicts.count)      # a tie goes to the first round's verdict
+    return most if verdicts.count(most) == len(verdicts) else f"{most} ({verdicts.count(most)}/{len(verdicts)})"
+
+
+def change_line(row: dict, loader) -> str:
+    """The line the user would change to keep this variant, and how: DataLoader settings at the
+    loader's line, else what the variant's fix declares."""
+    settings = row.get("settings") or {}
+    if loader_settings(settings):
+        return keep_loader_line(settings, loader)
+    fix = fixes.get(row.get("fix"))
+    if fix is not None and fix.keep is not None:
+        return fix.keep(settings, loader)
+    return ""
+
+
+def lines(record: dict) -> list:
+    """Everything below the table: the best variant, the input check, cautions, failures, notes."""
+    out = []
+    loader = (record.get("settings") or {}).get("loader")
+    rows = record.get("rows") or []
+    best = next((r for r in rows if r["label"] == record.get("best")), None)
+    if best is not None:
+        change = change_line(best, loader)
+        out.append(f"best: {best['label']}, measured {best['speedup']:.2f}x" + (f"; to keep it, {change}" if change else ""))
+    elif len(rows) > 1:
+        out.append("no variant was measurably faster than the baseline (within 3%)")
+    for sweep in record.get("sweeps") or []:
+        out.append(f"sweep of {sweep['key']}: best {sweep['best']} ({sweep['speedup']:.2f}x); as good within the "
+                   f"spread of the rounds: {', '.join(str(v) for v in sweep['as_good'])}")
+    check = record.get("input_check")
+    if check:
+        out.append(f"input check: with the input made free, steps were {check['ceiling_speedup']:.2f}x faster: the input "
+                   f"costs {check['measured_input_share']:.0%} of each step (the baseline waited "
+                   f"{(check.get('data_wait_share') or 0):.0%} for data)")
+        if check.get("corrected"):
+            out.append(f"verdict corrected: {check['corrected']}")
+    for row in rows[1:]:
+        if row.get("error"):
+            out.append(f"{row['label']}: not applied ({row['error']})")
+        elif row.get("applied") is None and (row.get("settings") or {}) and not row.get("failed") \
+                and not {"ceiling", "echo"} & set(row["settings"]):
+            out.append(f"{row['label']}: the probes found nothing to change (no matching DataLoader or file)")
+        if row.get("failed"):
+            out.append(f"{row['label']}: the program failed in {len(row['failed'])} of {row['rounds']} runs "
+                       f"(status {row['failed'][0]}); see {row['run_dirs'][0]}/program-stderr.txt")
+        if row.get("caution"):
+            out.append(f"{row['label']}: {row['caution']}")
+    out.extend(record.get("notes") or [])
+    if record.get("interrupted"):
+        out.append("stopped by a signal: the table holds the runs that finished")
+    return out
