@@ -114,11 +114,11 @@ def folder_bytes(folder: str) -> int:
 
 def pictures_for(folder: str, report: dict) -> dict:
     """Sizes (bytes) and build times of the trace and the HTML page of a run."""
-    from gpuprof.reporting.pictures import picture_text
+    from gpuprof.reporting.pictures import report_text
     out = {}
     for fmt in ("trace", "html"):
         start = time.perf_counter()
-        text = picture_text(folder, report, fmt)
+        text = report_text(folder, report, fmt)
         out[fmt] = (len(text.encode()), time.perf_counter() - start)
     return out
 

@@ -8,10 +8,7 @@ goes through the Typer app."""
 import sys
 
 from gpuprof.launch.errors import UsageProblem
-
-
-def error(message: str) -> None:
-    sys.stderr.write(f"gpuprof: error: {message}\n")
+from gpuprof.workflows.messages import error
 
 
 def main(argv=None) -> None:
@@ -36,7 +33,7 @@ def _run_without_typer(args):
     options = read_run_args(args)
     if options is None:
         return None
-    from gpuprof.cli.profile import profile
+    from gpuprof.workflows.run import profile
     return profile(**options)
 
 

@@ -1,4 +1,4 @@
-"""The Typer app every subcommand module adds its command to."""
+"""The Typer app, and the one place that adds each subcommand module's command to it."""
 
 import typer
 from typer.core import TyperCommand
@@ -39,5 +39,35 @@ def _root(ctx: typer.Context,
         raise UsageProblem("missing command; try 'gpuprof --help'")
 
 
+class RunCommand(Command):
+    """Everything from the script (or after -m MODULE, or after --) belongs to the user's program,
+    even words that look like gpuprof options, exactly as `python` treats its own command line."""
+
+    def parse_args(self, ctx, args):
+        from gpuprof.cli.run_args import split_user_args
+        return super().parse_args(ctx, split_user_args(args, self._value_options()))
+
+    def _value_options(self) -> set:
+        names = set()
+        for param in self.params:
+            if getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False) \
+                    and not getattr(param, "count", False):
+                names.update(param.opts)
+        return names
+
+
+_registered = []
+
+
 def register_commands() -> None:
-    from gpuprof.cli import demo, gate, report, run, try_  # noqa: F401  (each module adds its command)
+    """Add each subcommand (one module each, none importing another) to the app, once."""
+    if _registered:
+        return
+    from gpuprof.cli import demo, gate, report, run, try_
+    help_options = {"help_option_names": ["-h", "--help"]}
+    app.command(cls=RunCommand, context_settings=help_options)(run.run)
+    app.command(name="try", cls=RunCommand, context_settings=help_options)(try_.try_)
+    app.command(cls=Command)(report.report)
+    app.command(cls=Command)(gate.gate)
+    app.command()(demo.demo)
+    _registered.append(True)

@@ -1,20 +1,10 @@
-"""`gpuprof report RUN`: analyse a saved run again and write its report to stdout.
+"""`gpuprof report RUN`: its command line (the workflow is gpuprof.workflows.report)."""
 
-The saved report.json is left as `run` wrote it; `--json FILE` writes the new one elsewhere."""
-
-import sys
 from typing import List, Optional
 
 import typer
 
-from gpuprof.cli.app import Command, app
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.record.reader import RecordError
 
-FORMATS = ("console", "json", "markdown", "trace", "html")
-
-
-@app.command(cls=Command)
 def report(
     run_dirs: List[str] = typer.Argument(..., metavar="RUN_DIR...",
                                          help="A run folder written by `gpuprof run`; several (or a folder "
@@ -31,69 +21,5 @@ def report(
 
     `--format html` gives one self-contained page with plots; `--format trace` a timeline that
     opens in ui.perfetto.dev or chrome://tracing."""
-    from gpuprof.reporting.outputs import check_all, try_write
-
-    if fmt not in FORMATS:
-        raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    check_all((json_path, "--json"), (out_path, "--out"))
-    try:
-        data, run_dir, record = _build(run_dirs)
-        text = _text(run_dir, data, fmt, record)
-    except RecordError as exc:
-        raise UsageProblem(str(exc))
-    except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
-        raise UsageProblem(f"{' '.join(run_dirs)}: the saved run is malformed ({exc.__class__.__name__}: {exc})")
-    if out_path is not None and out_path != "-":
-        if not try_write(out_path, text, "--out"):
-            return 2
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    if json_path is not None and not try_write(json_path, _json(data), "--json"):
-        return 2
-    return 0
-
-
-def _build(paths: list):
-    """(report, the run folder its pictures come from, that folder's record when read): one run
-    folder as it is, several merged into the job's report (pictures then show the node of the rank
-    that sets the pace)."""
-    from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
-    from gpuprof.reporting.job import build_job_report, run_folders
-    folders = run_folders(paths)
-    if len(folders) == 1:
-        record = load_run(folders[0])
-        return build_report(record, run_dir=folders[0]), folders[0], record
-    data = build_job_report(folders)
-    rank = (data.get("verdict") or {}).get("rank")
-    host = next((row.get("host") for row in data.get("ranks") or [] if row.get("rank") == rank), None)
-    folder = next((node["run_dir"] for node in data["nodes"] if node["host"] == host), folders[0])
-    return data, folder, None
-
-
-def _text(run_dir: str, data: dict, fmt: str, record: dict = None) -> str:
-    from gpuprof.reporting.pictures import PICTURES, picture_text
-    from gpuprof.reporting.save import is_terminal, render
-    if fmt in PICTURES:
-        return picture_text(run_dir, _with_saved_verification(run_dir, data), fmt, record)
-    return render(data, fmt, terminal=is_terminal(sys.stdout))
-
-
-def _with_saved_verification(run_dir: str, data: dict) -> dict:
-    """The measurements `run --verify` saved in report.json belong in the pictures too."""
-    import json
-    import os
-    try:
-        with open(os.path.join(run_dir, "report.json"), "r", encoding="utf-8") as handle:
-            saved = json.load(handle)
-    except (OSError, ValueError, RecursionError):
-        return data
-    if isinstance(saved, dict) and isinstance(saved.get("verified"), dict) and "verified" not in data:
-        return dict(data, verified=saved["verified"])
-    return data
-
-
-def _json(data) -> str:
-    from gpuprof.render.json_report import json_text
-    return json_text(data)
+    from gpuprof.workflows.report import report_runs
+    return report_runs(run_dirs, fmt, out_path=out_path, json_path=json_path)

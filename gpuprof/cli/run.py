@@ -1,31 +1,11 @@
-"""`gpuprof run`: profile a training command and report why the GPU waits."""
+"""`gpuprof run`: its command line (the workflow is gpuprof.workflows.run)."""
 
 from typing import List, Optional
 
 import typer
 
-from gpuprof.cli.app import Command, app
-from gpuprof.cli.profile import profile
-from gpuprof.cli.run_args import split_user_args
+from gpuprof.workflows.run import profile
 
-
-class RunCommand(Command):
-    """Everything from the script (or after -m MODULE, or after --) belongs to the user's program,
-    even words that look like gpuprof options, exactly as `python` treats its own command line."""
-
-    def parse_args(self, ctx, args):
-        return super().parse_args(ctx, split_user_args(args, self._value_options()))
-
-    def _value_options(self) -> set:
-        names = set()
-        for param in self.params:
-            if getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False) \
-                    and not getattr(param, "count", False):
-                names.update(param.opts)
-        return names
-
-
-@app.command(cls=RunCommand, context_settings={"help_option_names": ["-h", "--help"]})
 def run(
     target: Optional[List[str]] = typer.Argument(None, metavar="SCRIPT [ARGS]...",
                                                  help="The training script and its arguments."),

@@ -49,13 +49,11 @@ def program_identity(meta: dict) -> dict:
 
 def build_report(record: dict, run_dir: str = None) -> dict:
     meta = record.get("meta", {})
-    system = summarize_system(record.get("system", {}))
     gpus, gpu_status = summarize_gpus(record.get("gpu", {}))
-    system["gpus"] = gpus
-    system["gpu_status"] = gpu_status
+    system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
     groups = record.get("processes", [])
     processes = registered_processes(groups)
-    probes = probe_sections(groups, meta)
+    probes, probe_notes = probe_sections(groups, meta)
     notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
@@ -78,8 +76,8 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         exit_code = 0
         outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
     steps = probes["steps"]
-    system["job"]["cores_busy_in_window"] = cores_busy_between(record.get("system", {}), steps.get("window_start"),
-                                                               steps.get("window_end"))
+    system = dict(system, job=dict(system["job"], cores_busy_in_window=cores_busy_between(
+        record.get("system", {}), steps.get("window_start"), steps.get("window_end"))))
     memory = analyse_memory(events_of_kind(groups, kinds.MEMORY_ANATOMY), events_of_kind(groups, kinds.MEM),
                             events_of_kind(groups, kinds.EXCEPTION), probes["steps"], events_of_kind(groups, kinds.WORKER_MEM),
                             system, meta)
@@ -88,17 +86,19 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
     ranks = judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
     if ranks is not None:
-        # A distributed job: the report speaks for the rank that sets the job's pace.
-        stepped = probes["steps"].get("processes")
-        probes = dict(probes, **ranks["sections"])
-        probes["steps"]["processes"] = stepped          # how many processes stepped: the job's count
+        # A distributed job: the report speaks for the rank that sets the job's pace, with the
+        # job's count of processes that stepped.
+        headline = ranks["sections"]
+        stepped = dict(headline["steps"], processes=probes["steps"].get("processes"))
+        probes = dict(dict(probes, **headline), steps=stepped)
         judged = ranks["judged"]
-    advice = advise(judged["evidence"], judged["verdict"], judged["findings"]) if judged["verdict"]["bottleneck"] else []
+    verdict = judged["verdict"]
+    advice = advise(judged["evidence"], verdict, judged["findings"]) if verdict["bottleneck"] else []
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
     if memory.get("oom"):
         # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
-        judged["verdict"] = oom_verdict(memory, judged["verdict"])
+        verdict = oom_verdict(memory, verdict)
         advice = oom_advice(memory, probes["steps"].get("batch_size"))
     return {
         "format": REPORT_FORMAT,
@@ -113,7 +113,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "signal": meta.get("signal"),
         "interrupted": bool(meta.get("interrupted")),
         "outcome": outcome,
-        "verdict": judged["verdict"],
+        "verdict": verdict,
         "findings": judged["findings"],
         "advice": advice,
         "memory": memory,
@@ -122,7 +122,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "ranks": ranks["rows"] if ranks is not None else [],
         "job": ranks["job"] if ranks is not None else None,
         **probes,
-        "notes": notes + probes["steps"].pop("notes", []),
+        "notes": notes + probe_notes,
     }
 
 
@@ -169,8 +169,8 @@ def probes_could_not_load(command: list) -> tuple:
             "started with -I, -E or -S); figures come from the system sampler alone")
 
 
-def probe_sections(groups: list, meta: dict) -> dict:
-    """steps, dataloaders, copies and hdf5 from the probes' events."""
+def probe_sections(groups: list, meta: dict) -> tuple:
+    """(steps, dataloaders, copies and hdf5 from the probes' events; notes about them)."""
     def kind(name):
         return events_of_kind(groups, name)
 
@@ -186,15 +186,14 @@ def probe_sections(groups: list, meta: dict) -> dict:
     notes = []
     if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")
-    steps["notes"] = notes
-    return {
+    return ({
         "steps": steps,
         "dataloaders": analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS), kind(kinds.EPOCH)),
         "copies": analyse_copies(kind(kinds.COPIES)),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
                        "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},
-    }
+    }, notes)
 
 
 def judge_ranks(groups: list, meta: dict, context_of):
@@ -206,8 +205,7 @@ def judge_ranks(groups: list, meta: dict, context_of):
         return None
     analysed = []
     for trainer in found:
-        sections = probe_sections([groups[i] for i in trainer["group_indices"]], meta)
-        sections["steps"].pop("notes", None)
+        sections, _ = probe_sections([groups[i] for i in trainer["group_indices"]], meta)
         context = context_of(trainer)
         judged = classify(dict(context, **sections),
                           nothing_to_judge(meta, sections["steps"], True, context.get("system") or {}))
@@ -215,13 +213,19 @@ def judge_ranks(groups: list, meta: dict, context_of):
     rows = [rank_rules.rank_row(t, s, j["verdict"]) for t, s, j in analysed]
     picture = rank_rules.judge(rows)
     straggler = picture["straggler"]
-    for row, (_, _, judged) in zip(rows, analysed):
+    waited_rows, waited = [], []
+    for row, (trainer, sections, judged) in zip(rows, analysed):
         waiting = row.get("waiting_share") or 0.0
         own = row["verdict"]
         if waiting >= rank_rules.WAITING_NOTABLE and (straggler is None or row["rank"] != straggler["rank"]) \
                 and (own.get("bottleneck") in rank_rules.NOT_ITS_OWN or (own.get("share") or 0.0) < waiting):
-            judged["verdict"] = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
-            row["verdict"] = {k: judged["verdict"].get(k) for k in row["verdict"]}
+            # A rank that mostly waits for the others: its verdict is that wait.
+            verdict = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
+            judged = dict(judged, verdict=verdict)
+            row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
+        waited_rows.append(row)
+        waited.append((trainer, sections, judged))
+    rows, analysed = waited_rows, waited
     headline = next(i for i, row in enumerate(rows) if row["rank"] == picture["headline_rank"])
     _, sections, judged = analysed[headline]
     verdict = dict(judged["verdict"])
@@ -249,11 +253,9 @@ def cap_by_next_rank(advice: list, job: dict) -> list:
     straggler = job.get("straggler")
     if not bound or not straggler:
         return advice
-    for item in advice:
-        estimate = item.get("estimated_speedup")
-        if estimate is not None and estimate > bound:
-            item["estimated_speedup"] = math.floor(bound * 100) / 100
-            item["why"] = (item.get("why") or "") + (
-                f"; for the job, up to {item['estimated_speedup']:.2f}x: once rank {straggler['rank']} keeps up, "
-                "the next slowest rank sets the pace")
-    return advice
+    capped = math.floor(bound * 100) / 100
+    return [dict(item, estimated_speedup=capped, why=(item.get("why") or "") + (
+                f"; for the job, up to {capped:.2f}x: once rank {straggler['rank']} keeps up, the next slowest rank "
+                "sets the pace"))
+            if item.get("estimated_speedup") is not None and item["estimated_speedup"] > bound else item
+            for item in advice]

@@ -1,24 +1,22 @@
-"""A run folder's pictures: the Perfetto / Chrome trace and the self-contained HTML report, built
-from the record and its report (and the measurements of `run --verify` when the folder has them)."""
+"""A run folder's report in any format: the formats that read the run record (the trace, the HTML
+page) get it, and the measurements `run --verify` left in the folder."""
 
 import json
 import os
 
 from gpuprof.record.reader import load_run
+from gpuprof.render import formats
 
-PICTURES = ("trace", "html")
 VERIFY_TRY = os.path.join("verify", "try.json")
 
 
-def picture_text(run_dir: str, report: dict, fmt: str, record: dict = None) -> str:
-    """The trace (JSON) or the HTML page of the run in `run_dir` (its record, when already read).
-    Raises RecordError."""
+def report_text(run_dir: str, report: dict, fmt: str, record: dict = None, terminal: bool = False) -> str:
+    """The report of the run in `run_dir` as `fmt` (its record, when already read, is `record`).
+    Raises RecordError when a format needs the record and it cannot be read."""
+    if not formats.reads_record(fmt):
+        return formats.render(fmt, report, terminal=terminal)
     record = record if record is not None else load_run(run_dir)
-    if fmt == "trace":
-        from gpuprof.render.trace import trace_text
-        return trace_text(record, report)
-    from gpuprof.render.html import render_html
-    return render_html(record, report, tried=_tried(run_dir))
+    return formats.render(fmt, report, record=record, tried=_tried(run_dir))
 
 
 def _tried(run_dir: str):

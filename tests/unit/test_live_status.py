@@ -1,7 +1,7 @@
 import io
 import json
 
-from gpuprof.cli.live import JobFigures, LiveStatus
+from gpuprof.workflows.live import JobFigures, LiveStatus
 from gpuprof.samplers.columns import ColumnStore
 from gpuprof.samplers.nvml import GPU_COLUMNS
 from gpuprof.samplers.system import SYSTEM_COLUMNS

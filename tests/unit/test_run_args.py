@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from gpuprof.cli import profile as profile_module
+from gpuprof.workflows import run as profile_module
 from gpuprof.cli.run_args import FLAGS, MODULE_OPTIONS, VALUE_OPTIONS, read_run_args
 
 LINES = [
@@ -85,7 +85,7 @@ def test_the_run_path_imports_no_typer():
     import sys
 
     code = ("import sys\n"
-            "import gpuprof.cli, gpuprof.cli.profile, gpuprof.cli.run_args, gpuprof.launch.session\n"
+            "import gpuprof.cli, gpuprof.workflows.run, gpuprof.cli.run_args, gpuprof.launch.session\n"
             "import gpuprof.reporting.save, gpuprof.reporting.build, gpuprof.render.console\n"
             "print('typer' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

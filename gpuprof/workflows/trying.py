@@ -1,0 +1,93 @@
+"""`gpuprof try`: run the program again with each change and measure what it buys, with no code change."""
+
+import json
+import os
+import sys
+
+from gpuprof.launch.errors import UsageProblem
+
+
+def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=None, hdf5_cache=None, fix=None,
+                top=0, loader=None, steps=40, warmup_steps=5, rounds=3, out=None, json_path=None, markdown=None,
+                interval=0.1, gpu=True, python=None, quiet=False, command_mode=False, say=None,
+                on_record=None) -> int:
+    """The experiment, its table and files; returns the exit status. `on_record(record)` receives
+    the try record (`run --verify` keeps its input check in the run's report)."""
+    from gpuprof.experiments import variants as kinds
+    from gpuprof.experiments.results import summarise
+    from gpuprof.experiments.runner import Experiment, Interrupted, Plan, Settings, say_to_stderr, stderr_tail
+    from gpuprof.launch.command import from_cli
+    from gpuprof.reporting.outputs import check_all
+
+    target = list(target or [])
+    command = from_cli(target, module=module, command_mode=command_mode, python=python)
+    if steps < 1:
+        raise UsageProblem(f"--steps must be at least 1, not {steps}")
+    if warmup_steps < 0:
+        raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
+    if not 1 <= rounds <= 50:
+        raise UsageProblem(f"--rounds must be between 1 and 50, not {rounds}")
+    if top < 0:
+        raise UsageProblem(f"--top must not be negative, not {top}")
+    if not 0.01 <= interval <= 60:
+        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+    variants = kinds.parse_set(set_)
+    if input_ceiling:
+        variants.insert(0, kinds.input_ceiling())
+    if echo is not None:
+        variants.append(kinds.echo(echo))
+    if hdf5_cache is not None:
+        variants.append(kinds.hdf5_cache(hdf5_cache))
+    plan = Plan(variants=variants, fixes=list(fix or []), top=top)
+    if plan.empty():
+        raise UsageProblem("nothing to try: give --set KEY=VALUE, --input-ceiling, --echo E, --hdf5-cache BYTES, "
+                           "--fix ID or --top N")
+    check_all((json_path, "--json"), (markdown, "--markdown"))
+    say = say or (say_to_stderr if not quiet else (lambda text: None))
+    experiment = Experiment(command, plan, Settings(steps=steps, warmup_steps=warmup_steps, rounds=rounds,
+                                                    interval=interval, gpu=gpu, out=out, loader=loader), say=say)
+    experiment.prepare()
+    say(f"runs your program several times (a baseline first, then {rounds} rounds of the baseline and each change); "
+        f"each run's record and output are kept in {experiment.folder}, and your files are never edited (what the "
+        "program itself writes, it writes once per run)")
+    try:
+        experiment.execute()
+    except Interrupted:
+        pass
+    first = experiment.runs[0] if experiment.runs else None
+    if first is not None and first["failed"]:
+        say(f"the baseline run failed with status {first['exit_code']}; nothing was tried. The end of its stderr:")
+        tail = stderr_tail(first["run_dir"])
+        if tail:
+            sys.stderr.write(tail + "\n")
+    record = summarise(experiment)
+    _save(record, experiment.folder)
+    from gpuprof.render import formats
+    if not quiet:
+        from gpuprof.reporting.save import is_terminal
+        sys.stderr.write(formats.render("try-console", record, terminal=is_terminal(sys.stderr)))
+        sys.stderr.flush()
+    from gpuprof.reporting.outputs import try_write
+    if json_path is not None:
+        try_write(json_path, formats.render("try-json", record), "--json")
+    if markdown is not None:
+        try_write(markdown, formats.render("try-markdown", record), "--markdown")
+    if on_record is not None:
+        on_record(record)
+    return record["exit_code"]
+
+
+TRY_FILE = "try.json"
+
+
+def _save(record: dict, folder: str) -> None:
+    """try.json in the experiment's folder. Its claim file `run.json` stays, saying what the folder
+    holds, so a later run or try given the same --out makes a fresh folder inside it."""
+    from gpuprof.record.atomic import write_text_atomic
+    try:
+        write_text_atomic(os.path.join(folder, TRY_FILE), json.dumps(record, indent=2, default=str) + "\n")
+        write_text_atomic(os.path.join(folder, "run.json"), json.dumps(
+            {"format": record["format"], "status": "finished", "results": TRY_FILE}) + "\n")
+    except OSError as exc:
+        sys.stderr.write(f"gpuprof: error: could not save {TRY_FILE} in {folder}: {exc.strerror or exc}\n")
+

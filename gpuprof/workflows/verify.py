@@ -1,0 +1,48 @@
+"""`gpuprof run --verify`: after the report, `gpuprof try` measures the input ceiling and the top fix
+in short windows, and the measurements are kept in the run's report."""
+
+import os
+
+from gpuprof.launch.errors import UsageProblem
+from gpuprof.workflows.messages import error
+
+
+VERIFY_ROUNDS, VERIFY_STEPS, VERIFY_WARMUP = 2, 20, 3
+
+
+def verify_estimates(run_dir, report, target, module, command_mode, python, gpu, quiet) -> dict:
+    """`run --verify`: the input ceiling and the top fix measured by `gpuprof try` in short windows,
+    printed next to the estimates; returns the report with the measurements (the one given when
+    nothing was measured). It never changes the run's exit status; what cannot be measured is said
+    in one line."""
+    from gpuprof.workflows.trying import try_changes
+
+    advice = report.get("advice") or []
+    applicable = [a for a in advice[:1] if a.get("change")]
+    has_loader = bool(report.get("dataloaders"))
+    if not has_loader and not applicable:
+        error("--verify: nothing to measure: the program builds no DataLoader and its top fix needs a code change")
+        return report
+    records = []
+    try:
+        try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if applicable else 0,
+                    rounds=VERIFY_ROUNDS, steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
+                    out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
+                    command_mode=command_mode, on_record=records.append)
+    except UsageProblem as exc:
+        error(f"--verify: {exc}")
+    return with_measurements(report, records[0], run_dir) if records else report
+
+
+def with_measurements(report: dict, record: dict, run_dir: str) -> dict:
+    """The report with the measured input share and the top fix's measured speed-up; a verdict the
+    ceiling contradicts says so."""
+    verified = {"try": os.path.join(run_dir, "verify", "try.json"),
+                "input_check": record.get("input_check"),
+                "rows": [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max", "estimate")}
+                         for row in record.get("rows", [])[1:]]}
+    out = dict(report, verified=verified)
+    check = record.get("input_check") or {}
+    if check.get("corrected") and report.get("verdict"):
+        out["verdict"] = dict(report["verdict"], corrected=check["corrected"])
+    return out

@@ -1,0 +1,16 @@
+from gpuprof.advice.fixes import uint8_transfer
+from tests.unit.fixes.cases import LOADER, evidence, gpu, situation
+
+BATCH = {"dtype": "float32", "shape": [256, 3, 64, 64], "uint8_candidate": True, "uint8_form": "k/255"}
+
+
+def test_float_batches_of_byte_values_ship_as_uint8_and_normalise_on_the_device():
+    built = uint8_transfer.build(evidence(loader=dict(LOADER, batch=BATCH), copy_share=0.4, **gpu()),
+                                 situation("transfer.h2d", 0.4))
+    assert ".float().div_(255)" in built["snippet"] and "4x fewer bytes" in built["detail"]
+
+
+def test_values_that_do_not_fit_a_byte_stay_as_they_are():
+    batch = dict(BATCH, uint8_candidate=False)
+    assert uint8_transfer.build(evidence(loader=dict(LOADER, batch=batch), copy_share=0.4, **gpu()),
+                                situation("transfer.h2d", 0.4)) is None
