@@ -7,10 +7,11 @@ def _pct(x) -> str:
 
 
 def advice_heading(report: dict) -> str:
-    """How the fix list is ranked."""
+    """How the fix list is ranked, as gpuprof.advice.rank orders it (each fix that moved says why)."""
     if (report.get("verdict") or {}).get("bottleneck") == "memory.oom":
         return "Fixes, ranked by the memory each frees"
-    return "Fixes, ranked by estimated speed-up (each an upper bound)"
+    return ("Fixes, in the order to try them: for the bottleneck first, settings gpuprof can measure ahead of "
+            "code changes, then by estimated speed-up (each an upper bound)")
 
 
 def next_steps_for_compute(report: dict) -> str:

@@ -190,7 +190,9 @@ def _input_check(rows: list, baseline_report: dict):
                      f"faster, so the input costs {share:.0%} of each step although the loop waited only "
                      f"{(wait or 0):.0%} (producers competing with compute for the CPU cost time without a wait)")
     elif said_input and share < 0.1:
-        corrected = (f"not input-bound: with the input made free steps were only {ceiling['speedup']:.2f}x faster "
-                     f"(the input costs {share:.0%} of each step), so fixes to the input pipeline cannot buy more")
+        faster = (f"only {ceiling['speedup']:.2f}x faster" if ceiling["speedup"] >= 1 + SAME else
+                  f"no faster ({ceiling['speedup']:.2f}x)")
+        corrected = (f"not input-bound: with the input made free steps were {faster} (the input costs "
+                     f"{share:.0%} of each step), so fixes to the input pipeline cannot buy more")
     return {"measured_input_share": round(share, 3), "ceiling_speedup": round(ceiling["speedup"], 3),
             "verdict": verdict, "data_wait_share": wait, "corrected": corrected}

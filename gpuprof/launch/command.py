@@ -121,6 +121,21 @@ def _check_script(script: str) -> None:
         raise UsageProblem(f"{script} is a binary file, not a Python script")
 
 
+def same_environment(a: str, b: str) -> bool:
+    """Whether two interpreters see the same packages: the same virtual environment (the folder
+    holding pyvenv.cfg), or, outside one, the same executable. A venv's python links to its base
+    interpreter, so comparing files alone would call a venv and the system python the same."""
+    return _environment(a) == _environment(b)
+
+
+def _environment(python: str) -> str:
+    path = os.path.abspath(python)
+    root = os.path.dirname(os.path.dirname(path))
+    if os.path.isfile(os.path.join(root, "pyvenv.cfg")):
+        return os.path.realpath(root)
+    return os.path.realpath(path)
+
+
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.realpath(a) == os.path.realpath(b) or os.path.samefile(a, b)

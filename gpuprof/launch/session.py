@@ -174,6 +174,7 @@ class RunSession:
             "target": self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
             "host": host_name(),
             "python": sys.version.split()[0],
+            **_interpreter_of(self.command),
             "platform": _platform(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
             "start_monotonic": outcome.started,
@@ -191,6 +192,17 @@ class RunSession:
                          "gpu": self.options.gpu, "max_steps": self.options.max_steps,
                          "warmup_steps": self.options.warmup_steps},
         })
+
+
+def _interpreter_of(command) -> dict:
+    """For a SCRIPT or -m MODULE run: the interpreter that ran it and gpuprof's own, and whether
+    they see the same packages (the report says so when not)."""
+    if command.kind not in ("script", "module"):
+        return {}
+    from gpuprof.launch.command import same_environment
+    python = command.argv[0]
+    return {"interpreter": {"path": python, "gpuprof": sys.executable,
+                            "same_environment": same_environment(python, sys.executable)}}
 
 
 def _own_cpu() -> float:

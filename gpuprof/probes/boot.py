@@ -156,10 +156,23 @@ def _register_mp_finalizer(_anchor_obj) -> None:
         mp_util.Finalize(None, _close_current, exitpriority=-100)
 
 
+def _note_import_error() -> None:
+    """A program that ended on an uncaught ImportError: the module it could not import, so `run`
+    can tell an interpreter without the package from a missing package. Read at exit from what
+    Python kept of the uncaught exception; no hook is installed for it."""
+    value = getattr(sys, "last_value", None)
+    if isinstance(value, ImportError) and isinstance(getattr(value, "name", None), str):
+        emit({"k": kinds.IMPORT_ERROR, "t": time.monotonic(), "module": value.name, "type": type(value).__name__})
+
+
 def _close_current() -> None:
     current = _state["writer"]
     if current is None or current.closed:
         return
+    try:
+        _note_import_error()
+    except Exception:
+        pass
     for func in list(_closers):
         try:
             func()

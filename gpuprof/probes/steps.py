@@ -81,7 +81,7 @@ def _wrap_backward(tensor_cls) -> None:
             state["stop_pending"] = False
             _stop_program()
         started = _monotonic()
-        result = original(self, *args, **kwargs)
+        result = original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         state["backward_s"] += _monotonic() - started
         if not state["optimizer_seen"] and not state["in_optimizer"] and state["bstream"] is not None:
             try:
@@ -147,7 +147,7 @@ def watch_compiled(eval_frame) -> None:
     original = cls.__init__
 
     def __init__(self, *args, **kwargs):
-        original(self, *args, **kwargs)
+        original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         try:
             _compiled.add(self)
         except TypeError:

@@ -6,7 +6,7 @@ from rich.text import Text
 
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute
 from gpuprof.render.console_layout import hanging, snippet
-from gpuprof.render.units import gain, seconds
+from gpuprof.render.units import gain, other_interpreter, seconds
 
 
 def header(report: dict):
@@ -19,6 +19,8 @@ def header(report: dict):
         text.append(f"  ·  merged from {len(report['run_dirs'])} run folders", style="dim")
     elif report.get("run_dir"):
         text.append(f"  ·  run saved in {report['run_dir']}", style="dim")
+    if other_interpreter(report):
+        text.append(f"\n{other_interpreter(report)}", style="yellow")
     return text
 
 

@@ -10,7 +10,7 @@ from gpuprof.analysis.timeline import build_timeline
 from gpuprof.render.html_assets import SCRIPT, STYLE
 from gpuprof.render.html_plots import (cpu_plot, disk_plot, gpu_plots, memory_plot, pressure_plot,
                                        rank_plot, step_plot, time_frame, try_plot, worker_plot)
-from gpuprof.render.units import command_line, gain, pct, plural, rate, seconds, size
+from gpuprof.render.units import command_line, gain, other_interpreter, pct, plural, rate, seconds, size
 
 
 def render(report: dict, options) -> str:
@@ -50,6 +50,8 @@ def _header(report: dict) -> str:
     if report.get("started_at"):
         facts.append(f"started {_esc(report['started_at'])}")
     facts.append(f"gpuprof {_esc(report.get('gpuprof_version'))}")
+    if other_interpreter(report):
+        facts.append(_esc(other_interpreter(report)))
     return (f'<header><h1>gpuprof report</h1><p class="command"><code>{_esc(command_line(report))}</code></p>'
             f'<p class="facts">{" · ".join(facts)}</p></header>')
 

@@ -5,7 +5,7 @@ spans; table cells hold short values only, longer texts follow the table as a li
 
 import re
 
-from gpuprof.render.units import command_line, gain, pct, rate, seconds, size
+from gpuprof.render.units import command_line, gain, other_interpreter, pct, rate, seconds, size
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
 
@@ -30,7 +30,8 @@ def render_markdown(report: dict) -> str:
     system = report.get("system", {})
     job = system.get("job", {})
     lines = [f"### gpuprof: {code(command_line(report))}", "",
-             f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}.", ""]
+             f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}."
+             + (f" {escape(other_interpreter(report))}." if other_interpreter(report) else ""), ""]
     verdict = report.get("verdict")
     if verdict:
         lines += [f"**{escape(verdict.get('summary', ''))}** (confidence {verdict.get('confidence', 0):.0%})", ""]

@@ -43,6 +43,24 @@ def change_line(row: dict, loader) -> str:
     return ""
 
 
+NO_CHANGE = 0.03     # as gpuprof.experiments.results.SAME: within 3% of 1.0 is no measurable change
+
+
+def input_check_line(check: dict, ceiling_row: dict) -> str:
+    """What the input ceiling measured, in words that hold when it is below 1: "no faster", and
+    how much faster the rounds' spread allows at most."""
+    x = check["ceiling_speedup"]
+    waited = f"(the baseline waited {(check.get('data_wait_share') or 0):.0%} for data)"
+    if x >= 1 + NO_CHANGE:
+        return (f"input check: with the input made free, steps were {x:.2f}x faster: the input costs "
+                f"{check['measured_input_share']:.0%} of each step {waited}")
+    high = ceiling_row.get("speedup_max")
+    spread = (f"; over {ceiling_row['rounds']} rounds {ceiling_row['speedup_min']:.2f}-{high:.2f}x, so at most "
+              f"{max(0.0, 1 - 1 / high):.0%} of a step" if high and (ceiling_row.get("rounds") or 0) > 1 else "")
+    return (f"input check: with the input made free, steps were no faster ({x:.2f}x{spread}): the input costs no "
+            f"measurable share of each step {waited}")
+
+
 def lines(record: dict) -> list:
     """Everything below the table: the best variant, the input check, cautions, failures, notes."""
     out = []
@@ -59,9 +77,7 @@ def lines(record: dict) -> list:
                    f"spread of the rounds: {', '.join(str(v) for v in sweep['as_good'])}")
     check = record.get("input_check")
     if check:
-        out.append(f"input check: with the input made free, steps were {check['ceiling_speedup']:.2f}x faster: the input "
-                   f"costs {check['measured_input_share']:.0%} of each step (the baseline waited "
-                   f"{(check.get('data_wait_share') or 0):.0%} for data)")
+        out.append(input_check_line(check, next((r for r in rows[1:] if (r.get("settings") or {}).get("ceiling")), {})))
         if check.get("corrected"):
             out.append(f"verdict corrected: {check['corrected']}")
     for row in rows[1:]:

@@ -3,6 +3,16 @@
 import os
 
 
+def other_interpreter(report: dict):
+    """"ran under X, not gpuprof's own interpreter (Y)" when the program ran in another environment
+    than gpuprof's, else None: a user who called gpuprof from a venv without activating it sees
+    which python ran the program."""
+    interpreter = report.get("interpreter") or {}
+    if not interpreter.get("path") or interpreter.get("same_environment", True):
+        return None
+    return f"ran under {interpreter['path']}, not gpuprof's own interpreter ({interpreter.get('gpuprof')})"
+
+
 def pct(value, digits: int = 0) -> str:
     return "n/a" if value is None else f"{value * 100:.{digits}f}%"
 

@@ -109,6 +109,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "duration_s": meta.get("duration_s"),
         "exit_code": exit_code,
         "program": program_identity(meta),
+        **interpreter_section(meta, groups),
         "stopped_after_steps": stopped[0].get("steps") if stopped else None,
         "signal": meta.get("signal"),
         "interrupted": bool(meta.get("interrupted")),
@@ -124,6 +125,19 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         **probes,
         "notes": notes + probe_notes,
     }
+
+
+def interpreter_section(meta: dict, groups: list) -> dict:
+    """{"interpreter": ...} for a SCRIPT or -m MODULE run recorded by a gpuprof that notes it: the
+    interpreter that ran the program, gpuprof's own, whether they see the same packages, and the
+    module the program failed to import, if it ended so. Empty for other runs."""
+    interpreter = meta.get("interpreter")
+    if not isinstance(interpreter, dict):
+        return {}
+    failed = events_of_kind(groups, kinds.IMPORT_ERROR)
+    root = [e for e in failed if e.get("pid") == meta.get("pid")]
+    missing = (root or failed or [{}])[0].get("module")
+    return {"interpreter": dict(interpreter, missing_module=missing)}
 
 
 MIN_SAMPLES_TO_GUESS = 5     # system samples a sampler-only guess needs

@@ -22,7 +22,8 @@ def run_folders(paths: list) -> list:
             found.append(path)
             continue
         if not os.path.isdir(path):
-            raise RecordError(f"{path} is not a folder")
+            raise RecordError(f"{path}: no such run folder or report JSON" if not os.path.exists(path) else
+                              f"{path} is not a run folder nor a report JSON")
         inside = sorted(os.path.join(path, name) for name in os.listdir(path)
                         if os.path.isfile(os.path.join(path, name, RUN_FILE)))
         if not inside:

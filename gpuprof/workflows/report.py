@@ -1,5 +1,7 @@
 """`gpuprof report RUN`: analyse one or more saved run folders again and write the report in a
-format. The saved report.json is left as `run` wrote it."""
+format. The saved report.json is left as `run` wrote it. A report JSON alone (what a CI job kept of
+`--json`) is rendered as it is: every format but the trace, which needs the run's time series; the
+HTML page then says its plots are missing."""
 
 import json
 import os
@@ -36,10 +38,21 @@ def report_runs(run_dirs: list, fmt: str, out_path=None, json_path=None) -> int:
     return 0
 
 
+#: What the pictures get in place of a run record they cannot read: no events, no samples.
+NO_RECORD = {"meta": {}, "system": {}, "gpu": {}, "processes": []}
+
+
 def _build(paths: list):
     """(report, the run folder its pictures come from, that folder's record when read): one run
     folder as it is, several merged into the job's report (pictures then show the node of the rank
-    that sets the pace)."""
+    that sets the pace), or a saved report JSON as it is (no folder, no record)."""
+    if len(paths) == 1 and os.path.isfile(paths[0]):
+        from gpuprof.gate.errors import GateInputError
+        from gpuprof.gate.load import load_report
+        try:
+            return load_report(paths[0]), None, None
+        except GateInputError as exc:
+            raise UsageProblem(str(exc))
     from gpuprof.record.reader import load_run
     from gpuprof.reporting.build import build_report
     from gpuprof.reporting.job import build_job_report, run_folders
@@ -54,10 +67,18 @@ def _build(paths: list):
     return data, folder, None
 
 
-def _text(run_dir: str, data: dict, fmt: str, record: dict = None) -> str:
+def _text(run_dir, data: dict, fmt: str, record: dict = None) -> str:
     from gpuprof.render import formats
     from gpuprof.reporting.pictures import report_text
     from gpuprof.reporting.save import is_terminal
+    if run_dir is None and formats.reads_record(fmt):
+        if fmt == "trace":
+            raise UsageProblem("a report JSON holds no time series: --format trace needs the run folder it came "
+                               f"from ({data.get('run_dir') or 'its path is not in the report'})")
+        note = ("the run folder is not at hand (rendered from the report JSON alone): no plots over time; "
+                f"`gpuprof report {data.get('run_dir') or 'RUN_DIR'} --format html` draws them")
+        data = dict(data, notes=list(data.get("notes") or []) + [note])
+        return formats.render(fmt, data, record=NO_RECORD)
     if formats.reads_record(fmt):
         data = _with_saved_verification(run_dir, data)
     return report_text(run_dir, data, fmt, record, terminal=is_terminal(sys.stdout))

@@ -114,7 +114,7 @@ def finish(session, json_path, quiet: bool, measure=None):
         error(f"could not save the run record in {run_dir} ({session.save_error}): "
               "the report is built from what remains")
     try:
-        report = build(run_dir)
+        report = explain_missing_module(build(run_dir))
     except Exception as exc:  # the job's exit status must survive any reporting bug
         error(f"could not build the report for {run_dir}: {exc.__class__.__name__}: {exc}")
         return None
@@ -134,6 +134,28 @@ def finish(session, json_path, quiet: bool, measure=None):
     if json_path is not None:
         try_write(json_path, formats.render("json", report), "--json")
     return report
+
+
+def explain_missing_module(report: dict) -> dict:
+    """A program that failed to import a module gpuprof's own interpreter has: it ran under another
+    interpreter (the first python on PATH, as `python train.py` would in this shell). The report's
+    first note says which ran it, which has the module, and how to use that one."""
+    import importlib.util
+    interpreter = report.get("interpreter") or {}
+    module = interpreter.get("missing_module")
+    if not module or not report.get("exit_code") or interpreter.get("same_environment", True):
+        return report
+    try:
+        found = importlib.util.find_spec(module.split(".", 1)[0]) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        return report
+    own = interpreter.get("gpuprof") or sys.executable
+    note = (f"the program could not import {module}: it ran under {interpreter.get('path')}, which does not have "
+            f"it; gpuprof's own interpreter {own} does. gpuprof runs the first python on PATH, as `python train.py` "
+            f"would: activate that environment, or run `gpuprof run --python {own} ...`")
+    return dict(report, notes=[note] + list(report.get("notes") or []))
 
 
 def _save(report: dict, run_dir: str) -> None:

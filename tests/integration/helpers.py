@@ -18,6 +18,18 @@ def env_with_source(extra=None) -> dict:
     return env
 
 
+FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+
+
+def default_signal_dispositions() -> None:
+    """For a child the test signals (a preexec_fn, or after a fork): the default disposition of each
+    signal gpuprof forwards. A test started from a background job inherits SIGINT ignored, and
+    gpuprof rightly keeps an ignored signal ignored; a test that sends one sets what it relies on."""
+    import signal
+    for name in FORWARDED:
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def gpuprof(*args, cwd, env=None, timeout=180, input=None):
     return subprocess.run([sys.executable, "-m", "gpuprof", *args], cwd=cwd, env=env or env_with_source(),
                           capture_output=True, text=True, timeout=timeout, input=input)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, load_json
+from tests.integration.helpers import default_signal_dispositions, env_with_source, load_json
 
 pytestmark = pytest.mark.signals
 WAIT = os.path.join(PROGRAMS, "wait_for_signal.py")
@@ -18,7 +18,7 @@ WAIT = os.path.join(PROGRAMS, "wait_for_signal.py")
 def start(tmp_path, *args):
     proc = subprocess.Popen([sys.executable, "-m", "gpuprof", "run", "--out", str(tmp_path / "run"), *args],
                             cwd=tmp_path, env=env_with_source(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_signal_dispositions)
     assert proc.stdout.readline() == "ready\n"       # wait for the child, never sleep-and-hope
     return proc
 
@@ -73,6 +73,7 @@ PROBE = os.path.join(PROGRAMS, "signal_probe.py")
 
 def launch(tmp_path, mode, **popen):
     """gpuprof on signal_probe.py, returned once the job has said its first line."""
+    popen.setdefault("preexec_fn", default_signal_dispositions)
     proc = subprocess.Popen([sys.executable, "-m", "gpuprof", "run", "-q", "--out", str(tmp_path / "run"), PROBE, mode],
                             cwd=tmp_path, env=env_with_source(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, **popen)
@@ -81,6 +82,7 @@ def launch(tmp_path, mode, **popen):
 
 
 def _ignore_hangup_and_interrupts():
+    default_signal_dispositions()
     for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
         signal.signal(sig, signal.SIG_IGN)
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, load_json
+from tests.integration.helpers import default_signal_dispositions, env_with_source, load_json
 
 pytestmark = pytest.mark.signals
 
@@ -45,6 +45,7 @@ def test_ctrl_c_in_a_terminal_reaches_the_checkpoint_handler_once(tmp_path):
     pid, fd = pty.fork()
     if pid == 0:  # the child: gpuprof in the foreground of a fresh terminal
         os.chdir(tmp_path)
+        default_signal_dispositions()
         os.execve(sys.executable, argv, env)
     try:
         before = read(fd, until=b"ready")

@@ -93,3 +93,25 @@ def test_a_crashed_variant_is_a_row_and_a_failed_baseline_is_the_exit_status():
 
 def test_estimate_for_ceiling_is_one_over_one_minus_wait():
     assert estimate_for({"settings": {"ceiling": True}}, report(0.1, wait=0.75)) == 4.0
+
+
+def test_a_ceiling_below_one_reads_no_faster_with_what_its_spread_allows():
+    from gpuprof.render.try_text import lines
+    chosen = [variants.input_ceiling()]
+    runs = []
+    for r, (base, free) in enumerate(((0.10, 0.11), (0.10, 0.098), (0.10, 0.13)), 1):
+        runs += [run(r, None, base), run(r, 0, free)]
+    record = summarise(FakeExperiment(runs, chosen, report(0.10, wait=0.4, verdict="input.cpu")))
+    text = "\n".join(lines(record))
+    assert "x faster" not in text.split("verdict corrected")[0] and "steps were no faster (0.91x; over 3 rounds " in text
+    assert "the input costs no measurable share of each step" in text
+    assert record["input_check"]["corrected"].startswith("not input-bound: with the input made free steps were no "
+                                                          "faster (0.91x)")
+
+
+def test_a_ceiling_above_one_still_reads_faster():
+    from gpuprof.render.try_text import lines
+    record = summarise(FakeExperiment([run(1, None, 0.2), run(1, 0, 0.1)], [variants.input_ceiling()],
+                                      report(0.2, wait=0.5, verdict="input.cpu")))
+    assert any(line.startswith("input check: with the input made free, steps were 2.00x faster: the input costs 50%")
+               for line in lines(record))

@@ -299,3 +299,11 @@ def test_a_worthwhile_setting_goes_ahead_of_code_changes_and_says_why():
     small = _settings_before_rewrites([item("cache-preprocessed", 1.80), item("num-workers", 1.10, {"num_workers": 2})],
                                       "input.cpu")
     assert [a["id"] for a in small] == ["cache-preprocessed", "num-workers"] and "ranked_by" not in small[1]
+
+
+def test_the_fix_list_heading_says_how_it_is_ranked():
+    from gpuprof.advice.wording import advice_heading
+    heading = advice_heading({"verdict": {"bottleneck": "input.cpu"}})
+    assert "in the order to try them" in heading and "settings gpuprof can measure ahead of code changes" in heading
+    assert "then by estimated speed-up" in heading
+    assert advice_heading({"verdict": {"bottleneck": "memory.oom"}}) == "Fixes, ranked by the memory each frees"
