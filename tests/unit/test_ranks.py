@@ -108,5 +108,5 @@ def test_nodes_write_their_own_folders_into_one_shared_folder(tmp_path, monkeypa
 def test_a_folder_without_runs_is_refused(tmp_path):
     with pytest.raises(RecordError, match="not a gpuprof run folder"):
         run_folders([str(tmp_path)])
-    with pytest.raises(RecordError, match="is not a folder"):
+    with pytest.raises(RecordError, match="no such run folder or report JSON"):
         run_folders([str(tmp_path / "missing")])
