@@ -24,7 +24,7 @@ class Fix:
     needs_gpu: bool = False           # offered only when the run had a GPU
     leads: bool = False               # goes first when its build says why ("first"): others are measured through it
     try_keys: tuple = ()              # change keys `try` applies for it; () when it needs a code change
-    keep: Optional[Callable] = None   # (settings, loader) -> how to keep what `try` measured
+    keep: Optional[Callable] = None   # (settings, loader, framework) -> how to keep what `try` measured
     variant_label: Optional[Callable] = None     # (change) -> try's label for it, when not "ID: k=v"
     variant_caution: Optional[Callable] = None   # (change) -> what try's variant changes beside speed
 

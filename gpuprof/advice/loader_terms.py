@@ -45,10 +45,20 @@ def loader_detail(ev, text: str) -> str:
     return text
 
 
-def keep_loader_line(settings: dict, loader) -> str:
-    """How to keep DataLoader settings `try` measured: the arguments at the loader's line, and the
-    training process's intra-op threads when the change set them."""
-    args = ", ".join(f"{k}={v}" for k, v in loader_settings(settings).items())
+def keep_loader_line(settings: dict, loader, framework=None) -> str:
+    """How to keep DataLoader settings `try` measured, in the terms of whatever builds the loader:
+    the arguments at the loader's line (TrainingArguments under a Trainer, the DataModule's
+    train_dataloader under Lightning), and the training process's intra-op threads when the change
+    set them."""
+    chosen = loader_settings(settings)
+    args = ", ".join(f"{k}={v}" for k, v in chosen.items())
     threads = (settings or {}).get("torch_threads")
     before = f"torch.set_num_threads({threads}) in the training process, and " if threads else ""
+    if framework == "transformers":
+        hf = ", ".join(f"{HF_ARGUMENTS.get(k, k)}={v}" for k, v in chosen.items())
+        return f"{before}in TrainingArguments(..., {hf}) (the Trainer builds the DataLoader at {loader or 'its line'})"
+    if framework == "lightning":
+        return f"{before}in your LightningDataModule's train_dataloader: DataLoader(..., {args})"
+    if framework == "accelerate":
+        return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args}), before accelerator.prepare"
     return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args})"

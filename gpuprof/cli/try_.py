@@ -29,13 +29,24 @@ def try_(
                                          help="The DataLoader to change [default: the one the baseline's report names]."),
     steps: int = typer.Option(40, "--steps", metavar="N", help="Measured steps per run."),
     warmup_steps: int = typer.Option(5, "--warmup-steps", metavar="K", help="Warm-up steps left out of each run."),
-    rounds: int = typer.Option(3, "--rounds", metavar="R", help="Rounds of baseline and variants."),
+    rounds: int = typer.Option(3, "--rounds", metavar="R", help="Rounds of baseline and variants, at least."),
+    max_rounds: int = typer.Option(8, "--max-rounds", metavar="M",
+                                   help="Rounds at most: after --rounds, rounds are added until every speed-up's "
+                                        "interval is clear (--max-rounds R for exactly R)."),
+    budget: float = typer.Option(900.0, "--budget", metavar="SECONDS",
+                                 help="No round is added once another would pass this many seconds."),
+    min_window: float = typer.Option(2.0, "--min-window", metavar="SECONDS",
+                                     help="Measure at least this long per run: short steps get more of them "
+                                          "(0: exactly --steps)."),
+    cold: bool = typer.Option(False, "--cold", help="Evict the files the program reads from the page cache before "
+                                                    "every run, so each run reads the disk as a first epoch would."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
                                       help="Folder for the experiment's runs [default: ~/.local/state/gpuprof/runs/try-<script>-<host>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the results as JSON ('-' for stdout)."),
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="Also write the results as Markdown."),
-    interval: float = typer.Option(0.1, "--interval", metavar="SECONDS", help="System sampling interval."),
-    gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML."),
+    interval: Optional[float] = typer.Option(None, "--interval", metavar="SECONDS",
+                                             help="System sampling interval [default: 0.1]."),
+    gpu: Optional[bool] = typer.Option(None, "--gpu/--no-gpu", help="Sample GPUs through NVML [default: gpu]."),
     python: Optional[str] = typer.Option(None, "--python", metavar="EXE",
                                          help="Interpreter for SCRIPT or -m MODULE [default: the first python on PATH]."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines and no table (files are still written)."),
@@ -52,4 +63,5 @@ def try_(
     return try_changes(target=target, module=module, set_=set_, input_ceiling=input_ceiling, echo=echo,
                        hdf5_cache=hdf5_cache, fix=fix, top=top, loader=loader, steps=steps,
                        warmup_steps=warmup_steps, rounds=rounds, out=out, json_path=json_path, markdown=markdown,
-                       interval=interval, gpu=gpu, python=python, quiet=quiet, command_mode=command_mode)
+                       interval=interval, gpu=gpu, python=python, quiet=quiet, command_mode=command_mode,
+                       max_rounds=max_rounds, budget=budget, cold=cold, min_window=min_window)

@@ -1,8 +1,15 @@
 """From the runs of an experiment to the `gpuprof.try/1` record: per variant, each run's mean step
-time over its window and their median over rounds, the speed-up over the baseline of the same round with its spread, gpuprof's own
-estimate for that change, and the verdict each ended with. Pure: works on plain dictionaries."""
+time over its window and their median over rounds, the speed-up over the baseline of the same
+round with its 90% interval and what the interval says (faster, slower, the same, inconclusive),
+gpuprof's own estimate for that change, and the verdict each ended with; the rounds a disturbance
+spoiled, and whether the page cache warmed. Pure: works on plain dictionaries."""
 
 import statistics
+
+from gpuprof.advice import fixes
+from gpuprof.analysis import noise
+from gpuprof.experiments import rounds as round_rules
+from gpuprof.record import changes
 
 TRY_FORMAT = "gpuprof.try/1"
 SAME = 0.03          # speed-ups within 3% of 1.0 (or of each other) are "no measurable change"
@@ -47,21 +54,34 @@ def summarise(experiment) -> dict:
     """The try record for an Experiment (gpuprof.experiments.runner) after it ran."""
     baselines = {r["round"]: r for r in experiment.runs if r["variant"] is None}
     baseline_report = experiment.baseline_report or {}
+    disturbed = round_rules.disturbed_runs(list(baselines.values()), "baseline")
+    left_out = {d["round"] for d in disturbed}          # a disturbed baseline spoils its whole round
+    for index, variant in enumerate(experiment.variants):
+        runs = [r for r in experiment.runs if r["variant"] == index]
+        found = round_rules.disturbed_runs(runs, variant.label)
+        disturbed += found
+        left_out |= {(d["round"], index) for d in found}
     rows = [_baseline_row(baselines)]
     for index, variant in enumerate(experiment.variants):
         runs = [r for r in experiment.runs if r["variant"] == index]
-        rows.append(_variant_row(index, variant.to_dict(), runs, baselines, baseline_report))
+        rows.append(_variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out))
+    s = experiment.settings
     record = {
         "format": TRY_FORMAT,
         "command": baseline_report.get("command") or [],
         "folder": experiment.folder,
-        "settings": {"steps": experiment.settings.steps, "warmup_steps": experiment.settings.warmup_steps,
-                     "rounds": experiment.settings.rounds, "loader": experiment.loader},
+        "settings": {"steps": s.steps, "warmup_steps": s.warmup_steps, "rounds": len(baselines),
+                     "min_rounds": s.rounds, "max_rounds": getattr(s, "max_rounds", s.rounds),
+                     "loader": experiment.loader, "loader_framework": _framework(baseline_report)},
         "baseline": {"verdict": (baseline_report.get("verdict") or {}).get("bottleneck"),
                      "summary": (baseline_report.get("verdict") or {}).get("summary"),
                      "data_wait_share": (baseline_report.get("steps") or {}).get("data_wait_share")},
         "rows": rows,
         "best": _best(rows),
+        "best_because": _best_because(rows),
+        "clear": round_rules.clear(rows),
+        "disturbed": disturbed,
+        "cache": round_rules.cache_state(experiment.runs, bool(getattr(s, "cold", False))),
         "sweeps": _sweeps(rows),
         "input_check": _input_check(rows, baseline_report),
         "notes": list(experiment.notes),
@@ -82,6 +102,11 @@ def _exit_code(experiment) -> int:
     return 0
 
 
+def _framework(report: dict):
+    loaders = (report or {}).get("dataloaders") or []
+    return loaders[0].get("framework") if loaders else None
+
+
 def _baseline_row(baselines: dict) -> dict:
     steps = [s for s in (_step(r["report"]) for r in baselines.values()) if s]
     median = statistics.median(steps) if steps else None
@@ -94,15 +119,12 @@ def _baseline_row(baselines: dict) -> dict:
             "applied": None, "error": None, "run_dirs": [r["run_dir"] for r in baselines.values()]}
 
 
-def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baseline_report: dict) -> dict:
-    steps, ratios = [], []
-    for run in runs:
-        step = _step(run["report"])
-        base = _step((baselines.get(run["round"]) or {}).get("report"))
-        if step and not run["failed"]:
-            steps.append(step)
-            if base:
-                ratios.append(base / step)
+def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baseline_report: dict,
+                 left_out: set = frozenset()) -> dict:
+    steps = [s for s in (_step(r["report"]) for r in runs if not r["failed"]) if s]
+    ratios = [ratio for _, ratio in round_rules.paired_ratios([dict(r, variant=index) for r in runs], baselines,
+                                                              set(left_out))]
+    centre, low, high = noise.interval(ratios)
     median = statistics.median(steps) if steps else None
     applied, error = _application(runs)
     as_now = _as_now(variant.get("settings") or {}, baseline_report)
@@ -110,8 +132,11 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "label": variant["label"] + (" (as now)" if as_now else ""), "same_as_baseline": as_now, "settings": variant["settings"], "fix": variant.get("fix"),
         "caution": variant.get("caution"), "rounds": len(runs), "step_s": [round(s, 6) for s in steps],
         "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
-        "speedup": statistics.median(ratios) if ratios else None,
+        "speedup": centre,
         "speedup_min": min(ratios) if ratios else None, "speedup_max": max(ratios) if ratios else None,
+        "interval_low": low, "interval_high": high, "paired_rounds": len(ratios),
+        "conclusion": noise.conclusion(low, high) if ratios else None,
+        "changes_training": _changes_training(variant),
         "estimate": estimate_for(variant, baseline_report),
         "verdicts": [_verdict(r["report"]) for r in runs],
         "failed": [r["exit_code"] for r in runs if r["failed"]],
@@ -120,13 +145,10 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
     }
 
 
-LOADER_KEYS = ("num_workers", "pin_memory", "persistent_workers", "prefetch_factor", "batch_size")
-
-
 def _as_now(settings: dict, baseline_report: dict) -> bool:
     """A --set value the program already uses: the row measures noise, not a change."""
     loaders = (baseline_report or {}).get("dataloaders") or []
-    if not settings or not loaders or not set(settings) <= set(LOADER_KEYS):
+    if not settings or not loaders or not set(settings) <= set(changes.LOADER_KEYS):
         return False
     return all(loaders[0].get(k) == v for k, v in settings.items())
 
@@ -143,13 +165,56 @@ def _application(runs: list):
     return applied, error
 
 
+def _changes_training(variant: dict) -> bool:
+    """Whether keeping this change changes what the model trains on (echoing, another batch size)."""
+    fix = fixes.get(variant.get("fix"))
+    if fix is not None:
+        return fix.changes_training
+    return any(changes.KEYS[k].caution for k in (variant.get("settings") or {}) if k in changes.KEYS)
+
+
+def _faster(rows: list) -> list:
+    """Variants measurably faster than the baseline (over their rounds' interval where there are
+    several, else beyond 3%), fastest first; never the input ceiling, which is no fix."""
+    out = [r for r in rows[1:] if r.get("speedup") and not r["failed"] and _measurably_faster(r)
+           and not (r["settings"] or {}).get("ceiling") and not r.get("same_as_baseline")]
+    return sorted(out, key=lambda r: -r["speedup"])
+
+
+def _measurably_faster(row: dict) -> bool:
+    """Its interval over rounds clears 1.0 where there are two rounds or more; a single round has
+    only its 3% threshold."""
+    if row.get("interval_low") is not None:
+        return row.get("conclusion") == "faster"
+    return row["speedup"] > 1 + SAME
+
+
 def _best(rows: list):
-    """The fastest variant whose gain is more than noise, else None."""
-    candidates = [r for r in rows[1:] if r.get("speedup") and not r["failed"] and r["speedup"] > 1 + SAME
-                  and not (r["settings"] or {}).get("ceiling") and not r.get("same_as_baseline")]
-    if not candidates:
+    """The variant a person can keep: the fastest, unless it changes what the model trains on and a
+    variant that keeps training the same is within its spread."""
+    faster = _faster(rows)
+    if not faster:
         return None
-    return max(candidates, key=lambda r: r["speedup"])["label"]
+    top = faster[0]
+    if top.get("changes_training"):
+        keeps = [r for r in faster if not r.get("changes_training")
+                 and not noise.separated((r.get("interval_low"), r.get("interval_high")),
+                                         (top.get("interval_low"), top.get("interval_high")))
+                 and r.get("interval_low") is not None]
+        if keeps:
+            return keeps[0]["label"]
+    return top["label"]
+
+
+def _best_because(rows: list):
+    """Why the best is not the fastest, when it is not."""
+    faster = _faster(rows)
+    best = _best(rows)
+    if not faster or best is None or faster[0]["label"] == best:
+        return None
+    top = faster[0]
+    return (f"{top['label']} measured {top['speedup']:.2f}x, within this one's spread, and changes what the model "
+            "trains on")
 
 
 def _sweeps(rows: list) -> list:

@@ -2,32 +2,48 @@
 same RunSession `gpuprof run` uses, bounded to a window of steps.
 
 The first baseline comes first on its own: its report names the DataLoader line the variants aim at
-and the fixes `--fix`/`--top` stand for. Every run keeps its folder (record, report, the program's
-stdout and stderr) inside the experiment's folder."""
+and the fixes `--fix`/`--top` stand for, and its step time sizes the window (at least MIN_WINDOW_S
+of measured steps; a longer window gives round 1 a baseline of its own). After the minimum rounds,
+rounds are added until every variant's interval is clear (gpuprof.experiments.rounds), up to the
+most rounds and the time budget. With `cold`, the files the program read are evicted from the page
+cache before every run. Every run keeps its folder (record, report, the program's stdout and stderr)
+inside the experiment's folder."""
 
+import math
 import os
 import signal
 import sys
+import time
 
+from gpuprof.experiments import cache
 from gpuprof.experiments import variants as variant_kinds
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.record import kinds
 from gpuprof.record.lines import same_line
 
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+MIN_WINDOW_S = 2.0      # measured seconds a run's window is sized to, at least
+MAX_WINDOW_STEPS = 2000
 
 
 class Settings:
-    """How to measure: the step window, the rounds, the samplers, where the runs go."""
+    """How to measure: the step window, the rounds (at least `rounds`, at most `max_rounds`, within
+    `budget_s` seconds), the samplers, where the runs go, and whether each run starts cold."""
 
     def __init__(self, steps: int = 40, warmup_steps: int = 5, rounds: int = 3, interval: float = 0.1,
-                 gpu: bool = True, out: str = None, loader: str = None):
+                 gpu: bool = True, out: str = None, loader: str = None, max_rounds: int = None,
+                 budget_s: float = None, cold: bool = False, min_window_s: float = MIN_WINDOW_S):
         self.steps = steps
         self.warmup_steps = warmup_steps
         self.rounds = rounds
+        self.max_rounds = max(max_rounds or rounds, rounds)
+        self.budget_s = budget_s
         self.interval = interval
         self.gpu = gpu
         self.out = out
         self.loader = loader
+        self.cold = cold
+        self.min_window_s = min_window_s
 
 
 class Plan:
@@ -64,6 +80,7 @@ class Experiment:
         self.baseline_report = None
         self.interrupted = None
         self.notes = []
+        self.files_read = set()        # what the runs read (cold: evicted before each run)
 
     # -- planning ---------------------------------------------------------------------------------
     def prepare(self) -> str:
@@ -118,26 +135,70 @@ class Experiment:
         if self.folder is None:
             self.prepare()
         s = self.settings
+        started = time.monotonic()
         first = self._run(1, None)
         self.baseline_report = first["report"]
         if first["failed"]:
             return
         self.resolve(self.baseline_report)
-        total = s.rounds * (1 + len(self.variants))
-        self.say(f"{total} runs in all: {s.rounds} rounds of the baseline and {len(self.variants)} variant"
-                 f"{'s' if len(self.variants) != 1 else ''} ({', '.join(v.label for v in self.variants)}), each "
-                 f"{s.steps} measured steps after {s.warmup_steps} warm-up")
-        for round_no in range(1, s.rounds + 1):
+        grown = self._size_window(first["report"])
+        if grown or s.cold:
+            # The planning run does not count: round 1 gets a baseline measured as the others are.
+            self.runs.remove(first)
+            why = (f"windows of {s.steps} steps (at least {s.min_window_s:.0f} s each)" if grown else
+                   "every run starting with the program's files out of the page cache")
+            self.say(f"the first baseline planned the experiment; round 1 measures again with {why}")
+            self._run(1, None, tag="-measured")
+        self.say(f"at least {s.rounds} and at most {s.max_rounds} rounds of the baseline and {len(self.variants)} "
+                 f"variant{'s' if len(self.variants) != 1 else ''} ({', '.join(v.label for v in self.variants)}), "
+                 f"each {s.steps} measured steps after {s.warmup_steps} warm-up; rounds are added until every "
+                 "speed-up is clear" + (f", within {s.budget_s:.0f} s" if s.budget_s else ""))
+        round_no = 1
+        while True:
+            round_started = time.monotonic()
             if round_no > 1:
                 self._run(round_no, None)
             for index, variant in enumerate(self.variants):
                 self._run(round_no, index, variant)
+            if round_no >= s.rounds:
+                if self._clear() or round_no >= s.max_rounds:
+                    break
+                spent, per_round = time.monotonic() - started, time.monotonic() - round_started
+                if s.budget_s and spent + per_round > s.budget_s:
+                    self.notes.append(f"stopped after {round_no} rounds: another would pass the {s.budget_s:.0f} s "
+                                      "budget (--budget)")
+                    break
+                self.say(f"after {round_no} rounds some speed-ups are not clear yet: one more round")
+            round_no += 1
 
-    def _run(self, round_no: int, index, variant=None) -> dict:
+    def _clear(self) -> bool:
+        from gpuprof.experiments.results import summarise
+        return summarise(self)["clear"]
+
+    def _size_window(self, report) -> bool:
+        """Lengthen the window to at least min_window_s of measured steps; True when it grew."""
+        s = self.settings
+        step = ((report or {}).get("steps") or {}).get("mean_step_s")
+        if not step or not s.min_window_s or s.steps * step >= s.min_window_s:
+            return False
+        wanted = min(MAX_WINDOW_STEPS, math.ceil(s.min_window_s / step))
+        if wanted <= s.steps:
+            return False
+        self.notes.append(f"steps of {step * 1e3:.1f} ms: each window is {wanted} steps (at least "
+                          f"{s.min_window_s:.0f} s), not {s.steps}")
+        s.steps = wanted
+        return True
+
+    def _run(self, round_no: int, index, variant=None, tag: str = "") -> dict:
         name = "baseline" if variant is None else f"v{index + 1}"
-        run_dir = os.path.join(self.folder, f"r{round_no}-{name}")
+        run_dir = os.path.join(self.folder, f"r{round_no}-{name}{tag}")
         settings = variant.for_probes(self.loader) if variant is not None else None
+        if self.settings.cold and self.files_read:
+            evicted, failed = cache.evict(self.files_read)
+            if failed and not any(n.startswith("--cold:") for n in self.notes):
+                self.notes.append(f"--cold: {failed} of {evicted + failed} files could not be evicted from the page cache")
         report, events = self.run_one(run_dir, settings)
+        self.files_read |= cache.files_of(events)
         status = report.get("exit_code") if report else None
         failed = status not in (0, None) or report is None
         entry = {"round": round_no, "variant": index, "run_dir": run_dir, "report": report,
@@ -164,7 +225,8 @@ class Experiment:
 
         s = self.settings
         options = RunOptions(out=run_dir, interval=s.interval, probes=True, gpu=s.gpu, live=False,
-                             max_steps=s.steps, warmup_steps=s.warmup_steps, variant=variant_settings)
+                             max_steps=s.steps, warmup_steps=s.warmup_steps, variant=variant_settings,
+                             record_files=s.cold)
         session = RunSession(self.command, options)
         session.prepare()
         options.output_dir = session.run_dir
@@ -176,7 +238,8 @@ class Experiment:
         except Exception as exc:    # one broken run never costs the others
             self.notes.append(f"{session.run_dir}: no report ({exc.__class__.__name__}: {exc})")
             return None, []
-        return report, events_of_kind(record.get("processes", []), "variant")
+        groups = record.get("processes", [])
+        return report, events_of_kind(groups, kinds.VARIANT) + events_of_kind(groups, kinds.FILES_READ)
 
 
 def _needs_loader(variant) -> bool:

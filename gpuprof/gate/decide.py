@@ -102,10 +102,13 @@ def _steady(report):
 
 def side_noise(reports: list):
     """(median over rounds of the steady median step time, its relative noise). Several rounds: half
-    their range over the median. One run: the standard error of its median from the spread of its
-    steady steps (IQR / 1.349 as sigma, x 1.2533 / sqrt(n))."""
-    medians = [_steady(r).get("median_step_s") for r in reports]
-    medians = sorted(m for m in medians if m)
+    their range over the median, after leaving out a round far from the others when the rest agree
+    (gpuprof.analysis.noise, as `try` does). One run: the standard error of its median from the
+    spread of its steady steps (IQR / 1.349 as sigma, x 1.2533 / sqrt(n))."""
+    from gpuprof.analysis.noise import disturbed
+    medians = [m for m in (_steady(r).get("median_step_s") for r in reports) if m]
+    left_out = set(disturbed(medians))
+    medians = sorted(m for i, m in enumerate(medians) if i not in left_out)
     if not medians:
         return None, None
     middle = medians[len(medians) // 2] if len(medians) % 2 else (medians[len(medians) // 2 - 1] + medians[len(medians) // 2]) / 2

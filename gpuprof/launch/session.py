@@ -26,7 +26,7 @@ class RunOptions:
 
     def __init__(self, out: str = None, interval: float = 0.1, probes: bool = True, gpu: bool = True,
                  live: bool = False, max_steps: int = None, warmup_steps: int = 0, variant: dict = None,
-                 output_dir: str = None):
+                 output_dir: str = None, record_files: bool = False):
         self.out = out
         self.interval = interval
         self.probes = probes
@@ -36,6 +36,7 @@ class RunOptions:
         self.warmup_steps = warmup_steps
         self.variant = variant          # `gpuprof try` only: the change the probes apply
         self.output_dir = output_dir    # `gpuprof try` only: the program's stdout/stderr go to files here
+        self.record_files = record_files    # `gpuprof try --cold` only: the probes note the files read
 
 
 class RunSession:
@@ -73,6 +74,7 @@ class RunSession:
             "warmup_steps": self.options.warmup_steps,
             "supervisor_pid": os.getpid(),
             **({"variant": self.options.variant} if self.options.variant else {}),
+            **({"record_files": True} if self.options.record_files else {}),
         }
 
     def execute(self):

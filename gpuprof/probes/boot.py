@@ -89,6 +89,10 @@ def start(config: dict) -> None:
     _open_writer(origin="exec")
     atexit.register(_close_current)
     os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    if config.get("record_files"):
+        from . import files_read
+
+        files_read.install()
     if config.get("probes", True):
         from . import install
 

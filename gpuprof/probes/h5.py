@@ -7,7 +7,7 @@ microseconds a read: when the chunk cache cannot hold a chunk, each touch decomp
 import os
 import time
 
-from . import boot
+from . import boot, files_read
 from ..record.redact import redact_text
 from ..record import kinds
 
@@ -81,6 +81,7 @@ def _describe(dataset) -> dict:
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
         "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
     }
+    files_read.note(dataset.file.filename)
     boot.emit(dict({"k": kinds.H5DATASET, "t": time.monotonic()}, **{k: v for k, v in info.items()
                                                                  if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path")}))
     return info

@@ -58,6 +58,7 @@ KINDS = _declare(
     Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
     Kind("variant", "a `try` change applied (or refused, with why) at a DataLoader or file"),
     Kind("variant_serving", "a `try` variant began serving replayed batches"),
+    Kind("files_read", "`try --cold` only: the data files a process opened for reading"),
 )
 
 STREAMS = {name: kind for name, kind in KINDS.items() if kind.is_stream}
@@ -67,7 +68,7 @@ PROCESS, LOADER, EPOCH, BATCH_FACTS, WORKER_MEM = "process", "loader", "epoch", 
 COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read", "data_parallel", "rank"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
 IMPORT_ERROR = "import_error"
-VARIANT, VARIANT_SERVING = "variant", "variant_serving"
+VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 
 
 def columns(name: str) -> tuple:

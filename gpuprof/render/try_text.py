@@ -14,7 +14,11 @@ def speedup_cell(row: dict) -> str:
     if row["label"] == "baseline":
         return "1.00x"
     text = f"{row['speedup']:.2f}x"
-    if row.get("speedup_min") is not None and row["rounds"] > 1:
+    if row.get("interval_low") is not None:
+        text += f" ({row['interval_low']:.2f}-{row['interval_high']:.2f})"
+        if row.get("conclusion") == "inconclusive":
+            text += " ?"
+    elif row.get("speedup_min") is not None and row["rounds"] > 1:
         text += f" ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
     return text
 
@@ -31,15 +35,16 @@ def verdict_cell(row: dict) -> str:
     return most if verdicts.count(most) == len(verdicts) else f"{most} ({verdicts.count(most)}/{len(verdicts)})"
 
 
-def change_line(row: dict, loader) -> str:
+def change_line(row: dict, loader, framework=None) -> str:
     """The line the user would change to keep this variant, and how: DataLoader settings at the
-    loader's line, else what the variant's fix declares."""
+    loader's line, else what the variant's fix declares; in the terms of the framework that built
+    the loader."""
     settings = row.get("settings") or {}
     if loader_settings(settings):
-        return keep_loader_line(settings, loader)
+        return keep_loader_line(settings, loader, framework)
     fix = fixes.get(row.get("fix"))
     if fix is not None and fix.keep is not None:
-        return fix.keep(settings, loader)
+        return fix.keep(settings, loader, framework)
     return ""
 
 
@@ -61,17 +66,60 @@ def input_check_line(check: dict, ceiling_row: dict) -> str:
             f"measurable share of each step {waited}")
 
 
+def noise_lines(record: dict) -> list:
+    """What the rounds say about their own trustworthiness: speed-ups still unclear, runs left out
+    as disturbed (with what else the machine did then), and a page cache that warmed."""
+    out = []
+    for row in (record.get("rows") or [])[1:]:
+        if row.get("conclusion") != "inconclusive" or row.get("same_as_baseline"):
+            continue
+        if row.get("interval_low") is None:
+            out.append(f"{row['label']}: measured in {row.get('paired_rounds', 1)} round only, which gives no spread "
+                       "to judge it by (--rounds 3 or more)")
+        else:
+            out.append(f"{row['label']}: inconclusive after {row['paired_rounds']} rounds: the speed-up lies between "
+                       f"{row['interval_low']:.2f}x and {row['interval_high']:.2f}x (90% interval); more rounds "
+                       "(--max-rounds) or a quieter machine would tell")
+    for found in record.get("disturbed") or []:
+        machine = found.get("machine") or {}
+        seen = [f"other processes kept {machine['other_cores']:.1f} of {machine.get('cpu_count')} cores busy"
+                if machine.get("other_cores") is not None else None,
+                f"steal {machine['steal']:.0%}" if machine.get("steal") else None,
+                f"the disk read {machine['disk_read_mb_s']:.0f} MB/s" if machine.get("disk_read_mb_s") else None]
+        seen = "; ".join(s for s in seen if s) or "nothing unusual in the samplers"
+        what = "the whole round" if found["label"] == "baseline" else "that run"
+        out.append(f"round {found['round']}: {found['label']} took {found['step_s'] * 1e3:.1f} ms a step against "
+                   f"{found['others_step_s'] * 1e3:.1f} ms in the other rounds, disturbed ({seen}); {what} left out")
+    cache = record.get("cache") or {}
+    if cache.get("warmed"):
+        reads = [b for b in cache.get("read_bytes") or [] if b is not None]
+        out.append(f"the page cache warmed: the first run read {reads[0] / 2**20:.0f} MiB from disk, later runs about "
+                   f"{sorted(reads[1:])[len(reads[1:]) // 2] / 2**20:.0f} MiB, so these results describe a warm cache; "
+                   "--cold evicts the program's files before every run, as a first epoch meets them")
+    return out
+
+
 def lines(record: dict) -> list:
     """Everything below the table: the best variant, the input check, cautions, failures, notes."""
     out = []
-    loader = (record.get("settings") or {}).get("loader")
+    settings = record.get("settings") or {}
+    loader, framework = settings.get("loader"), settings.get("loader_framework")
     rows = record.get("rows") or []
     best = next((r for r in rows if r["label"] == record.get("best")), None)
     if best is not None:
-        change = change_line(best, loader)
-        out.append(f"best: {best['label']}, measured {best['speedup']:.2f}x" + (f"; to keep it, {change}" if change else ""))
+        change = change_line(best, loader, framework)
+        spread = (f" ({best['interval_low']:.2f}-{best['interval_high']:.2f} over {best['paired_rounds']} rounds)"
+                  if best.get("interval_low") is not None else "")
+        out.append(f"best: {best['label']}, measured {best['speedup']:.2f}x{spread}"
+                   + (f"; to keep it, {change}" if change else ""))
+        if record.get("best_because"):
+            out.append(f"best over {record['best_because']}")
+        elif best.get("changes_training") and best.get("caution"):
+            out.append(f"best changes what the model trains on: {best['caution']}")
     elif len(rows) > 1:
-        out.append("no variant was measurably faster than the baseline (within 3%)")
+        out.append("no variant was measurably faster than the baseline" +
+                   (" (over the rounds' intervals)" if any(r.get("interval_low") for r in rows[1:]) else " (within 3%)"))
+    out.extend(noise_lines(record))
     for sweep in record.get("sweeps") or []:
         out.append(f"sweep of {sweep['key']}: best {sweep['best']} ({sweep['speedup']:.2f}x); as good within the "
                    f"spread of the rounds: {', '.join(str(v) for v in sweep['as_good'])}")

@@ -9,16 +9,20 @@ from gpuprof.launch.errors import UsageProblem
 
 def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=None, hdf5_cache=None, fix=None,
                 top=0, loader=None, steps=40, warmup_steps=5, rounds=3, out=None, json_path=None, markdown=None,
-                interval=0.1, gpu=True, python=None, quiet=False, command_mode=False, say=None,
-                on_record=None) -> int:
+                interval=None, gpu=None, python=None, quiet=False, command_mode=False, say=None,
+                on_record=None, max_rounds=8, budget=900.0, cold=False, min_window=2.0) -> int:
     """The experiment, its table and files; returns the exit status. `on_record(record)` receives
-    the try record (`run --verify` keeps its input check in the run's report)."""
+    the try record (`run --verify` keeps its input check in the run's report). Options left None
+    (out, interval, gpu, python) take their values from [tool.gpuprof.run], as `run`'s do."""
+    from gpuprof.workflows.run_config import settle
     from gpuprof.experiments import variants as kinds
     from gpuprof.experiments.results import summarise
     from gpuprof.experiments.runner import Experiment, Interrupted, Plan, Settings, say_to_stderr, stderr_tail
     from gpuprof.launch.command import from_cli
     from gpuprof.reporting.outputs import check_all
 
+    settled = settle({"out": out, "interval": interval, "gpu": gpu, "python": python})
+    out, interval, gpu, python = settled["out"], settled["interval"], settled["gpu"], settled["python"]
     target = list(target or [])
     command = from_cli(target, module=module, command_mode=command_mode, python=python)
     if steps < 1:
@@ -27,6 +31,12 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
         raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
     if not 1 <= rounds <= 50:
         raise UsageProblem(f"--rounds must be between 1 and 50, not {rounds}")
+    if max_rounds is not None and not 1 <= max_rounds <= 50:
+        raise UsageProblem(f"--max-rounds must be between 1 and 50, not {max_rounds}")
+    if budget is not None and budget <= 0:
+        raise UsageProblem(f"--budget must be a positive number of seconds, not {budget}")
+    if not 0 <= min_window <= 600:
+        raise UsageProblem(f"--min-window must be between 0 and 600 seconds, not {min_window}")
     if top < 0:
         raise UsageProblem(f"--top must not be negative, not {top}")
     if not 0.01 <= interval <= 60:
@@ -45,9 +55,12 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     check_all((json_path, "--json"), (markdown, "--markdown"))
     say = say or (say_to_stderr if not quiet else (lambda text: None))
     experiment = Experiment(command, plan, Settings(steps=steps, warmup_steps=warmup_steps, rounds=rounds,
-                                                    interval=interval, gpu=gpu, out=out, loader=loader), say=say)
+                                                    interval=interval, gpu=gpu, out=out, loader=loader,
+                                                    max_rounds=max_rounds, budget_s=budget, cold=cold,
+                                                    min_window_s=min_window), say=say)
     experiment.prepare()
-    say(f"runs your program several times (a baseline first, then {rounds} rounds of the baseline and each change); "
+    say(f"runs your program several times (a baseline first, then {rounds} to {max(max_rounds or rounds, rounds)} rounds "
+        "of the baseline and each change, as many as the speed-ups need to be clear); "
         f"each run's record and output are kept in {experiment.folder}, and your files are never edited (what the "
         "program itself writes, it writes once per run)")
     try:

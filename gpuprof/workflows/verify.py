@@ -7,7 +7,7 @@ from gpuprof.launch.errors import UsageProblem
 from gpuprof.workflows.messages import error
 
 
-VERIFY_ROUNDS, VERIFY_STEPS, VERIFY_WARMUP = 2, 20, 3
+VERIFY_ROUNDS, VERIFY_MAX_ROUNDS, VERIFY_BUDGET_S, VERIFY_STEPS, VERIFY_WARMUP = 2, 4, 180.0, 20, 3
 
 
 def verify_estimates(run_dir, report, target, module, command_mode, python, gpu, quiet) -> dict:
@@ -26,7 +26,8 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
     records = []
     try:
         try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if applicable else 0,
-                    rounds=VERIFY_ROUNDS, steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
+                    rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS, budget=VERIFY_BUDGET_S,
+                    steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
                     out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
                     command_mode=command_mode, on_record=records.append)
     except UsageProblem as exc:

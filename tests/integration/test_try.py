@@ -3,6 +3,8 @@
 import json
 import os
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.integration.helpers import gpuprof, load_json
 
@@ -16,7 +18,7 @@ def loader_line(name):
 
 def test_ceiling_and_workers_on_a_waiting_loader(tmp_path):
     results = tmp_path / "results.txt"
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "12", "--warmup-steps", "2",
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "12", "--warmup-steps", "2",
                   "--input-ceiling", "--set", "num_workers=4", "--json", str(tmp_path / "try.json"),
                   "--markdown", str(tmp_path / "try.md"),
                   os.path.join(PROGRAMS, "waiting_loader.py"), str(results), cwd=str(tmp_path), timeout=300)
@@ -44,7 +46,7 @@ def test_ceiling_and_workers_on_a_waiting_loader(tmp_path):
 
 
 def test_set_without_a_dataloader_is_refused(tmp_path):
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "5", "--warmup-steps", "1",
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "5", "--warmup-steps", "1",
                   "--set", "num_workers=2", os.path.join(PROGRAMS, "handwritten_loop.py"), cwd=str(tmp_path),
                   timeout=300)
     assert got.returncode == 2, got.stderr
@@ -58,7 +60,7 @@ def test_a_variant_that_crashes_is_reported_and_the_others_run(tmp_path):
     # batch_size=0 would crash, and is refused before anything runs.
     bad = gpuprof("try", "--set", "batch_size=0", os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path))
     assert bad.returncode == 2 and "batch_size: must be at least 1" in bad.stderr
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "6", "--warmup-steps", "1",
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
                   "--set", "persistent_workers=true", "--json", "-",
                   os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path), timeout=300)
     assert got.returncode == 0, got.stderr
@@ -72,7 +74,7 @@ def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
     """gpuprof holds signals blocked after a run; a mask survives exec. Later runs of an experiment
     must not inherit it: persistent workers are ended by SIGTERM at exit, and a blocked SIGTERM
     left such a program waiting for them forever."""
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "2", "--steps", "6", "--warmup-steps", "1",
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "2", "--max-rounds", "2", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
                   "--fix", "num-workers", "--json", "-", os.path.join(PROGRAMS, "signal_mask.py"),
                   cwd=str(tmp_path), timeout=240)
     assert got.returncode == 0, got.stderr
@@ -98,7 +100,7 @@ def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_r
 
 
 def test_the_training_process_keeps_the_threads_a_variant_gives_it(tmp_path):
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--steps", "6", "--warmup-steps", "1",
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
                   "--set", "torch_threads=1", "--json", str(tmp_path / "try.json"),
                   os.path.join(PROGRAMS, "threads_loader.py"), cwd=str(tmp_path), timeout=300)
     assert got.returncode == 0, got.stderr
@@ -109,3 +111,39 @@ def test_the_training_process_keeps_the_threads_a_variant_gives_it(tmp_path):
     import torch
     baseline = open(os.path.join(rows["baseline"]["run_dirs"][0], "program-stdout.txt")).read()
     assert baseline.startswith(f"threads {torch.get_num_threads()}\n")
+
+
+@pytest.fixture
+def data_on_disk(tmp_path):
+    """64 MiB of rows, written through to the disk and out of the page cache."""
+    np = pytest.importorskip("numpy")
+    from gpuprof.experiments.cache import evict
+    path = tmp_path / "rows.npy"
+    np.save(path, np.random.default_rng(0).random((16384, 1024), dtype=np.float32))
+    fd = os.open(path, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
+    assert evict([str(path)]) == (1, 0)
+    return path
+
+
+def _cold_try(tmp_path, data, *extra):
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "2", "--max-rounds", "2", "--min-window", "0",
+                  "--steps", "50", "--warmup-steps", "2", "--input-ceiling", "--json", str(tmp_path / "try.json"),
+                  *extra, os.path.join(PROGRAMS, "cold_reader.py"), str(data), cwd=tmp_path, timeout=600)
+    assert got.returncode == 0, got.stderr
+    return got, load_json(tmp_path / "try.json")
+
+
+def test_a_page_cache_that_warms_between_runs_is_said(tmp_path, data_on_disk):
+    got, record = _cold_try(tmp_path, data_on_disk)
+    reads = record["cache"]["read_bytes"]
+    assert reads[0] > 32 * 2**20 > reads[1] and record["cache"]["warmed"]
+    assert "these results describe a warm cache" in " ".join(got.stderr.split())
+
+
+def test_cold_runs_read_the_disk_every_time(tmp_path, data_on_disk):
+    got, record = _cold_try(tmp_path, data_on_disk, "--cold")
+    assert record["cache"]["cold"] and not record["cache"]["warmed"]
+    assert all(b > 32 * 2**20 for b in record["cache"]["read_bytes"]), record["cache"]
+    assert "warm cache" not in got.stderr

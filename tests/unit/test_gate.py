@@ -130,3 +130,12 @@ def test_rounds_decide_on_their_median_and_spread():
     jumpy = [report(median=m) for m in (0.0125, 0.008, 0.016)]
     result = decide(jumpy[0], {"max_regression": 0.15}, base[0], rounds=jumpy[1:], baseline_rounds=base[1:])
     assert result.checks[0].status == PASS
+
+
+def test_a_disturbed_baseline_round_does_not_hide_a_regression():
+    """Four baseline rounds, one of them slowed by another process: the gate, as try does, leaves it
+    out when the other three agree, so the real 25% regression is not lost in its noise."""
+    base = [report(median=m) for m in (0.010, 0.0101, 0.0099, 0.020)]
+    slower = [report(median=m) for m in (0.0125, 0.0124, 0.0126, 0.0125)]
+    result = decide(slower[0], {"max_regression": 0.15}, base[0], rounds=slower[1:], baseline_rounds=base[1:])
+    assert result.checks[0].status == FAIL

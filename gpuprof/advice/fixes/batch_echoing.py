@@ -31,7 +31,13 @@ def build(ev, s):
     }
 
 
-def keep(settings, loader) -> str:
+def keep(settings, loader, framework=None) -> str:
+    if framework == "transformers":
+        return ("in a Trainer subclass: override training_step to run each batch's forward and backward twice (the "
+                "Trainer owns the loop; see the batch-echoing fix)")
+    if framework == "lightning":
+        return ("in training_step, with manual optimization: step the optimizer twice on each batch (Lightning owns "
+                "the loop; see the batch-echoing fix)")
     return "in the training loop: train on each batch twice before taking the next (see the batch-echoing fix)"
 
 

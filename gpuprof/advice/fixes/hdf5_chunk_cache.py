@@ -66,7 +66,7 @@ def build(ev, s):
     }
 
 
-def keep(settings, loader) -> str:
+def keep(settings, loader, framework=None) -> str:
     return "where the file is opened: h5py.File(path, 'r', rdcc_nbytes=..., rdcc_nslots=...), and keep the data set handle"
 
 
