@@ -21,4 +21,10 @@ EXPECTED = {
     "cold_decode.py": ("input.cpu|input.disk", lambda ids: "cache-preprocessed" in ids[:4],
                        "cache-preprocessed in the top four"),
     "saturated_workers.py": ("input.cpu", lambda ids: not ids or ids[0] != "num-workers", "num-workers not first"),
+    "comprehension_batcher.py": ("input.cpu", lambda ids: bool({"device-preprocessing", "loader-workers"} & set(ids[:3])),
+                                 "vectorise or build in workers, in the top three"),
+    "oversubscribed_workers.py": ("input.cpu", lambda ids: bool(ids) and ids[0] != "num-workers",
+                                  "a cheaper producer first, not more workers"),
+    "short_steps_tabular.py": ("input.cpu", lambda ids: "num-workers" not in ids[:1],
+                               "not led by num-workers: shipping batches costs more than a short step saves"),
 }

@@ -9,6 +9,27 @@ import re
 DATA_FUNCTION = re.compile(r"batch|data|load|sampl|fetch|read|augment|transform|collate|prepar|densif|shuffle|"
                            r"token|decode", re.IGNORECASE)
 MIN_SAMPLES = 50
+#: Frames without a name of their own (Python 3.11 runs comprehensions in frames of their own).
+ANONYMOUS = re.compile(r"^<(listcomp|dictcomp|setcomp|genexpr|lambda)>")
+
+
+def owner(chain: str) -> tuple:
+    """(the function a host sample counts for, whether it makes data), from the sampled chain of
+    user frames ('inner (f:l)<caller (f:l)<...'; one frame in records of older gpuprof versions).
+    A data-making function owns what it calls: comprehensions, lambdas and helpers; otherwise the
+    innermost named function is the owner."""
+    frames = _frames(chain or "?") or ["?"]
+    for frame in frames:
+        name = frame.split(" (", 1)[0]
+        if not ANONYMOUS.match(name) and DATA_FUNCTION.search(name):
+            return frame, True
+    named = next((f for f in frames if not ANONYMOUS.match(f.split(" (", 1)[0])), frames[0])
+    return named, False
+
+
+def _frames(chain: str) -> list:
+    """The frames of a chain: split on '<' between frames, not inside '<listcomp>'."""
+    return [part for part in re.split(r"(?<=\))<", chain) if part]
 
 
 def analyse_samples(events, start=None, end=None) -> dict:
@@ -32,16 +53,19 @@ def analyse_samples(events, start=None, end=None) -> dict:
     kinds = {}
     functions = {}
     states = {}             # thread state while in data-making functions: R running, D disk, S sleeping
+    makes_data = set()
     for key, n in counts.items():
-        place, _, state = key.partition("|")
-        kind, _, function = place.partition(":")
+        place, _, state = key.rpartition("|") if "|" in key else (key, "", "")
+        kind, _, chain = place.partition(":")
         kinds[kind] = kinds.get(kind, 0) + n
         if kind == "host":
-            functions[function or "?"] = functions.get(function or "?", 0) + n
-            if DATA_FUNCTION.search((function or "").split(" (", 1)[0]):
+            function, is_data = owner(chain or "?")
+            functions[function] = functions.get(function, 0) + n
+            if is_data:
+                makes_data.add(function)
                 states[state or "?"] = states.get(state or "?", 0) + n
     ranked = sorted(functions.items(), key=lambda item: -item[1])
-    data = [(name, n) for name, n in ranked if DATA_FUNCTION.search(name.split(" (", 1)[0])]
+    data = [(name, n) for name, n in ranked if name in makes_data]
     in_data = sum(states.values())
     return {
         "samples": taken,
@@ -70,3 +94,21 @@ def use_sampled_batching(steps: dict) -> None:
     steps.update(data_wait_share=share, data_wait_source="sampled", data_wait_where=top.get("function"),
                  data_wait_cpu_share=states.get("running"), data_wait_disk_share=states.get("disk"),
                  data_wait_s=share * (steps.get("window_s") or 0.0))
+
+
+def training_cpu(events, start=None, end=None):
+    """The training process's threads over the measured steps: CPU seconds run, seconds waited for
+    a CPU, and the waited share of what they wanted (wait / (run + wait)); None without two
+    readings in the window."""
+    inside = sorted((e for e in events if isinstance(e.get("t"), (int, float))
+                     and (start is None or end is None or start - 1.0 <= e["t"] <= end + 1.0)),
+                    key=lambda e: e["t"])
+    if len(inside) < 2:
+        return None
+    run = (inside[-1].get("run") or 0.0) - (inside[0].get("run") or 0.0)
+    wait = (inside[-1].get("wait") or 0.0) - (inside[0].get("wait") or 0.0)
+    if run <= 0:
+        return None
+    return {"run_s": round(run, 4), "wait_s": round(max(wait, 0.0), 4),
+            "wait_share": round(max(wait, 0.0) / (run + max(wait, 0.0)), 4),
+            "threads": inside[-1].get("threads")}

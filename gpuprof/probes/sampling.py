@@ -88,20 +88,25 @@ def _is_library(path: str) -> bool:
     return bool(_LIBRARY.search(path))
 
 
+USER_FRAMES = 3         # user frames kept per host sample, innermost first
+
+
 def sample(frame):
-    """('collective' | 'forward' | 'backward' | 'optimizer' | 'dataloader' | 'host', the innermost user function
-    as 'name (file:line)' for host time, else None)."""
-    user = None
+    """('collective' | 'forward' | 'backward' | 'optimizer' | 'dataloader' | 'host', for host time
+    the innermost user frames as 'name (file:line)' joined by '<' (innermost first, at most
+    USER_FRAMES), else None). The callers are kept so the analysis can give a comprehension, a
+    lambda or a helper to the data-making function that called it."""
+    users = []
     while frame is not None:
         kind = _classify(frame.f_code)
         if kind == "user":
-            if user is None:
+            if len(users) < USER_FRAMES:
                 code = frame.f_code
-                user = f"{code.co_name} ({_display(code.co_filename)}:{code.co_firstlineno})"
+                users.append(f"{code.co_name} ({_display(code.co_filename)}:{code.co_firstlineno})")
         elif kind is not None:
             return kind, None
         frame = frame.f_back
-    return "host", user
+    return "host", "<".join(users) if users else None
 
 
 def _display(filename: str) -> str:
@@ -125,6 +130,40 @@ def _thread_state(stat):
     return {b"R": "R", b"D": "D"}.get(state, "S")
 
 
+class ThreadCpu:
+    """The training process's threads (its own and torch's intra-op threads): the CPU they ran and
+    the time they waited for a CPU (the kernel's schedstat), summed and emitted once a second. When
+    DataLoader workers take the cores, compute waits here without any data wait showing."""
+
+    def __init__(self, exclude=None):
+        self.exclude = str(exclude)
+        self.last = {}            # tid -> (run ns, wait ns)
+        self.run_ns = self.wait_ns = 0
+
+    def emit(self, now: float) -> None:
+        try:
+            tids = os.listdir("/proc/self/task")
+        except OSError:
+            return
+        seen = {}
+        for tid in tids:
+            if tid == self.exclude:
+                continue
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat", "rb") as handle:
+                    run, wait = (int(v) for v in handle.read().split()[:2])
+            except (OSError, ValueError):
+                continue
+            before = self.last.get(tid)
+            if before is not None:
+                self.run_ns += max(run - before[0], 0)
+                self.wait_ns += max(wait - before[1], 0)
+            seen[tid] = (run, wait)
+        self.last = seen
+        boot.emit({"k": kinds.THREAD_CPU, "t": now, "run": self.run_ns / 1e9, "wait": self.wait_ns / 1e9,
+                   "threads": len(seen)})
+
+
 def _run(ident: int, native_id, stop) -> None:
     """Each sample is weighted by the time since the previous one (in microseconds): a sample that
     waited for the GIL while the training thread ran Python covers the longer interval it stood
@@ -133,6 +172,8 @@ def _run(ident: int, native_id, stop) -> None:
     taken = 0
     next_emit = time.monotonic() + 1.0
     current_frames = sys._current_frames
+    threads = ThreadCpu(exclude=threading.get_native_id())
+    threads.emit(time.monotonic())
     stat = ProcFile(f"/proc/self/task/{native_id}/stat", 512, _is_stat) if native_id is not None else None
     previous = time.monotonic()
     while not stop.wait(INTERVAL):
@@ -154,6 +195,7 @@ def _run(ident: int, native_id, stop) -> None:
             taken += 1
             if now >= next_emit:
                 boot.emit({"k": kinds.STACK_SAMPLES, "t": now, "n": taken, "weights": "us", "counts": counts})
+                threads.emit(now)
                 counts, taken = {}, 0
                 next_emit = now + 1.0
         except Exception:

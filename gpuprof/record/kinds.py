@@ -55,6 +55,8 @@ KINDS = _declare(
     Kind("exception", "an exception that ended the program (out of memory among them)"),
     Kind("import_error", "the program ended on an uncaught ImportError: the module it could not import"),
     Kind("stack_samples", "the training thread's sampled stacks, weighted by the time each stood for"),
+    Kind("thread_cpu", "the training process's threads once a second: CPU seconds run and seconds waited for a "
+                       "CPU, summed since sampling began"),
     Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
     Kind("variant", "a `try` change applied (or refused, with why) at a DataLoader or file"),
     Kind("variant_serving", "a `try` variant began serving replayed batches"),
@@ -67,7 +69,7 @@ STEP, BSTEP, MEM, BATCH, FETCH = "step", "bstep", "mem", "batch", "fetch"
 PROCESS, LOADER, EPOCH, BATCH_FACTS, WORKER_MEM = "process", "loader", "epoch", "batch_facts", "worker_mem"
 COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read", "data_parallel", "rank"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
-IMPORT_ERROR = "import_error"
+IMPORT_ERROR, THREAD_CPU = "import_error", "thread_cpu"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 
 

@@ -53,6 +53,10 @@ def plural(count, word: str, words: str = None) -> str:
 def gain(item: dict) -> str:
     """An advice item's gain: `up to 1.85x` (every estimate is an upper bound), or for a memory fix
     the memory it frees."""
+    measured = item.get("measured")
+    if measured and measured.get("speedup") is not None:
+        estimate = f"up to {item['estimated_speedup']:.2f}x, " if item.get("estimated_speedup") is not None else ""
+        return f"{estimate}measured {measured['speedup']:.2f}x"
     if item.get("estimated_speedup") is not None:
         return f"up to {item['estimated_speedup']:.2f}x"
     if item.get("frees_bytes"):

@@ -7,7 +7,7 @@ import gpuprof
 from gpuprof.advice.rank import advise
 from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
-from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
+from gpuprof.analysis.host_time import analyse_samples, training_cpu, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
 from gpuprof.advice.oom import oom_advice, oom_verdict
@@ -196,6 +196,10 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP))
     samples = [e for e in kind(kinds.STACK_SAMPLES) if e.get("pid") == steps.get("pid")]
     steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
+    threads = training_cpu([e for e in kind(kinds.THREAD_CPU) if e.get("pid") == steps.get("pid")],
+                           steps.get("window_start"), steps.get("window_end"))
+    if threads is not None:
+        steps["training_cpu"] = threads
     use_sampled_batching(steps)
     notes = []
     if not probes_on:

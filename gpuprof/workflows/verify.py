@@ -38,11 +38,13 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
 def with_measurements(report: dict, record: dict, run_dir: str) -> dict:
     """The report with the measured input share and the top fix's measured speed-up; a verdict the
     ceiling contradicts says so."""
-    verified = {"try": os.path.join(run_dir, "verify", "try.json"),
-                "input_check": record.get("input_check"),
-                "rows": [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max", "estimate")}
-                         for row in record.get("rows", [])[1:]]}
-    out = dict(report, verified=verified)
+    from gpuprof.advice.measured import with_measurements as ranked_by_measurement
+    rows = [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max", "interval_low",
+                                     "interval_high", "conclusion", "estimate")}
+            for row in record.get("rows", [])[1:]]
+    verified = {"try": os.path.join(run_dir, "verify", "try.json"), "input_check": record.get("input_check"),
+                "rows": rows}
+    out = dict(report, verified=verified, advice=ranked_by_measurement(report.get("advice") or [], rows))
     check = record.get("input_check") or {}
     if check.get("corrected") and report.get("verdict"):
         out["verdict"] = dict(report["verdict"], corrected=check["corrected"])

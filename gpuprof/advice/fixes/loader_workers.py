@@ -3,7 +3,7 @@ moves that work into DataLoader worker processes, which build the next batches a
 as far as the cores allow (bounded by the CPU the steps use)."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.model import cpu_budget, more_capacity
+from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.analysis.evidence import HANDWRITTEN
 
 
@@ -12,7 +12,8 @@ def build(ev, s):
         return None
     workers = max(2, min(ev.cpu_count, 4))
     k = min(workers, max(ev.cpu_count - 1, 1))
-    gain = min(more_capacity(ev, k), cpu_budget(ev))
+    ship = shipping_share(ev)          # batches made in workers cross between processes, both sides pay
+    gain = min(more_capacity(ev, k, extra=ship), cpu_budget(ev, extra_work=2 * ship))
     if gain < MIN_GAIN:
         return None
     function = (ev.data_where or "get_batch").split(" (", 1)[0]

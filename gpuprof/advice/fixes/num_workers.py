@@ -10,7 +10,7 @@ import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
-from gpuprof.advice.model import cpu_budget, more_capacity
+from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.advice.situation import INPUT
 
 CPU_ONLY_WORKER_EFFICIENCY = 0.6
@@ -85,8 +85,9 @@ def build(ev, s):
         k = min(k, DISK_PARALLELISM)
     if not ev.gpu and kind != "input.latency":
         k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
-    gain = more_capacity(ev, k)
-    budget = cpu_budget(ev)      # readers spend CPU too (kernel time, copies): every kind is bounded
+    ship = shipping_share(ev) if n == 0 else 0.0      # batches made inline today cross no process boundary
+    gain = more_capacity(ev, k, extra=ship)
+    budget = cpu_budget(ev, extra_work=2 * ship)      # readers spend CPU too (kernel time, copies): every kind is bounded
     bounded = ""
     if budget < gain:
         gain = budget
@@ -95,6 +96,9 @@ def build(ev, s):
                    f"fit at most {budget:.2f}x faster")
     if gain < MIN_GAIN:
         return None
+    shipped = (f"; each batch then crosses between processes (about {ship * ev.window_s / ev.measured_steps * 1e3:.1f} "
+               f"ms, {ship:.0%} of a step today, in the training process and as much in the workers)"
+               if ship >= 0.02 else "")
     change = {"num_workers": suggested, "persistent_workers": True}
     snippet = loader_snippet(ev, change)
     detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
@@ -114,7 +118,7 @@ def build(ev, s):
         "snippet": snippet,
         "why": f"{pct(w)} of each step waits for data; producers run at {pct(ev.producer_cpu_ratio or 0)} CPU; "
                f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
-               f"{math.floor(gain * 100) / 100:.2f}x faster{bounded}{oversubscribed}",
+               f"{math.floor(gain * 100) / 100:.2f}x faster{shipped}{bounded}{oversubscribed}",
         "change": change,
     }
 

@@ -4,8 +4,12 @@ whose cores are all busy), making batches takes cores the training needs: the wo
 by slowing compute, and the cost shows as CPU, not as a wait.
 
 Evidence: workers that wait for a core a large part of their time (runqueue), no idle core on the
-machine, and a large share of the job's CPU spent making batches. That share is the input's cost:
-with the input free, the whole CPU would go to training, so the speed-up is 1 / (1 - share)."""
+machine, and either a large share of the job's CPU spent making batches, or the training's own
+threads waiting for a core a large part of the time they want one (schedstat, sampled once a
+second): the workers need little CPU in all, yet whenever they run, compute waits. The input's
+cost is the larger of the two: the producers' share of the CPU, or the loop's wait plus the share
+of the rest that compute spent waiting for a core; with the input free the speed-up is
+1 / (1 - share)."""
 
 from gpuprof.analysis.evidence import INPUT_BOUND
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
@@ -13,6 +17,7 @@ from gpuprof.analysis.rules.inputs import input_evidence
 
 QUEUED = 0.2            # workers waiting for a core at least this share of their producing time
 INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job's CPU
+TRAINING_QUEUED = 0.2   # ... or the training's threads waiting for a core this share of what they want
 
 
 def input_cpu_share(ev):
@@ -34,15 +39,31 @@ def evaluate(ev):
     queued = runnable - ratio
     share = input_cpu_share(ev)
     share = max(share, ev.wait_share) if share is not None else None
-    if queued < QUEUED or share is None or share < INPUT_CPU_SHARE or not ev.contended:
+    if queued < QUEUED or not ev.contended:
         return None
-    confidence = step_confidence(ev) * (0.5 + 0.25 * clamp((queued - QUEUED) / 0.3)
-                                        + 0.25 * clamp((share - INPUT_CPU_SHARE) / 0.4))
-    evidence = dict(input_evidence(ev), contended=True, input_cpu_share=rounded(share),
+    by_producers = share is not None and share >= INPUT_CPU_SHARE
+    training = ev.training_cpu_wait
+    by_training = training is not None and training >= TRAINING_QUEUED
+    if not by_producers and not by_training:
+        return None
+    waited = ev.wait_share + (1 - ev.wait_share) * training if by_training else None
+    cost = max(share or 0.0, waited or 0.0)
+    strength = max(clamp((share - INPUT_CPU_SHARE) / 0.4) if by_producers else 0.0,
+                   clamp((training - TRAINING_QUEUED) / 0.4) if by_training else 0.0)
+    confidence = step_confidence(ev) * (0.5 + 0.25 * clamp((queued - QUEUED) / 0.3) + 0.25 * strength)
+    evidence = dict(input_evidence(ev), contended=True, input_cpu_share=rounded(cost),
                     producer_waiting_for_cpu=rounded(queued))
+    if training is not None:
+        evidence["training_waiting_for_cpu"] = rounded(training)
     workers = loader.get("num_workers")
-    return Finding("input.cpu", share, confidence, evidence,
-                   f"the DataLoader at {loader.get('where') or '?'} takes {share:.0%} of the job's CPU to make batches "
-                   f"and its {workers} worker{'s wait' if workers != 1 else ' waits'} for a core {queued:.0%} of the "
-                   f"time; the loop waits for data only {ev.wait_share:.0%} of each step, but compute runs on the "
-                   "cores the workers leave")
+    where = loader.get("where") or "?"
+    they = f"its {workers} worker{'s wait' if workers != 1 else ' waits'} for a core {queued:.0%} of the time"
+    if by_producers and (waited is None or share >= waited):
+        reason = (f"the DataLoader at {where} takes {share:.0%} of the job's CPU to make batches and {they}; the loop "
+                  f"waits for data only {ev.wait_share:.0%} of each step, but compute runs on the cores the workers "
+                  "leave")
+    else:
+        reason = (f"while the DataLoader at {where} makes batches ({they}), the training's own threads wait for a "
+                  f"core {training:.0%} of the time they want one: compute slows although the loop waits for data "
+                  f"only {ev.wait_share:.0%} of each step, so the input costs about {cost:.0%} of each step")
+    return Finding("input.cpu", cost, confidence, evidence, reason)

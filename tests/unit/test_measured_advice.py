@@ -1,0 +1,24 @@
+"""After `try` measured a fix, the report ranks by the measurement: a fix measured no faster or
+slower goes last and says so, and its headline shows the measurement beside the estimate."""
+
+from gpuprof.advice.measured import with_measurements
+from gpuprof.render.units import gain
+
+ADVICE = [{"id": "num-workers", "estimated_speedup": 1.39}, {"id": "cache-preprocessed", "estimated_speedup": 1.36},
+          {"id": "batch-echoing", "estimated_speedup": 1.30}]
+
+
+def test_a_fix_measured_slower_is_never_first():
+    rows = [{"fix": "num-workers", "speedup": 0.58, "interval_low": 0.47, "interval_high": 0.72, "conclusion": "slower"}]
+    ranked = with_measurements(ADVICE, rows)
+    assert [a["id"] for a in ranked] == ["cache-preprocessed", "batch-echoing", "num-workers"]
+    assert ranked[-1]["ranked_by"] == "last: gpuprof try measured it 0.58x, slower than the program as it is"
+    assert gain(ranked[-1]) == "up to 1.39x, measured 0.58x"
+
+
+def test_a_fix_measured_faster_keeps_its_place_and_shows_the_measurement():
+    rows = [{"fix": "num-workers", "speedup": 1.31, "speedup_min": 1.2, "speedup_max": 1.4}]
+    ranked = with_measurements(ADVICE, rows)
+    assert ranked[0]["id"] == "num-workers" and ranked[0]["measured"]["conclusion"] == "faster"
+    assert "ranked_by" not in ranked[0] and gain(ranked[0]) == "up to 1.39x, measured 1.31x"
+    assert with_measurements(ADVICE, []) == ADVICE
