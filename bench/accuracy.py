@@ -1,8 +1,10 @@
-"""Run every example under gpuprof and print the expected against the found verdict and top fixes;
-then measure the top fix that needs no code change with `gpuprof try` (3 rounds against a baseline)
-and print its estimate against the measured speed-up, and the median estimate error.
+"""Run every example under gpuprof (three times: the verdict must be stable) and print the
+expected against the found verdict and top fixes; then measure every fix `try` can apply (its
+`--top`, with the input ceiling) and print each estimate against the measured speed-up with its
+interval, and the median estimate error; then run the same `try` twice on a few examples and say
+whether the two measurements' intervals overlap (try's own repeatability).
 
-    python bench/accuracy.py [--no-measure] [EXAMPLE ...]
+    python bench/accuracy.py [--no-measure] [--runs N] [EXAMPLE ...]
 """
 
 import json
@@ -19,6 +21,7 @@ from expectations import EXPECTED  # noqa: E402
 
 
 def profile(example: str, folder: str) -> dict:
+    os.makedirs(folder, exist_ok=True)
     report = os.path.join(folder, example + ".json")
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     start = time.perf_counter()
@@ -33,39 +36,53 @@ def profile(example: str, folder: str) -> dict:
     return data
 
 
-def measure(example: str, folder: str, rounds: int = 3, ceiling: bool = True) -> dict:
-    """`gpuprof try --top 2 [--input-ceiling]` on one example: its try record (or an error)."""
+TOP = 5                 # fixes tried per example: every one try can apply, as far as the advice ranks them
+REPEATED = ("cpu_starved.py", "short_steps_tabular.py", "remote_source.py")
+
+
+def measure(example: str, folder: str, rounds: int = 3, ceiling: bool = True, tag: str = "") -> dict:
+    """`gpuprof try --top TOP [--input-ceiling]` on one example: its try record (or an error)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    done = subprocess.run([sys.executable, "-m", "gpuprof", "try", "-q", "--top", "2"]
-                          + (["--input-ceiling"] if ceiling else []) + ["--rounds", str(rounds), "--out", os.path.join(folder, "try-" + example), "--json", "-",
-                           os.path.join(ROOT, "examples", example)],
+    done = subprocess.run([sys.executable, "-m", "gpuprof", "try", "-q", "--top", str(TOP)]
+                          + (["--input-ceiling"] if ceiling else [])
+                          + ["--rounds", str(rounds), "--max-rounds", "6", "--budget", "300",
+                             "--out", os.path.join(folder, f"try{tag}-" + example), "--json", "-",
+                             os.path.join(ROOT, "examples", example)],
                           env=env, cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if done.returncode != 0 or not done.stdout.strip():
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
     return json.loads(done.stdout)
 
 
-def estimate_table(names, folder, loaders) -> None:
-    """Estimated against measured: the top two fixes try can apply, and the input ceiling."""
-    print("\n| example | fix tried | estimate | measured (min-max) | measured/estimate | ceiling est. | ceiling measured |")
-    print("|---|---|---|---|---|---|---|")
+def _span(row: dict) -> str:
+    low = row.get("interval_low") if row.get("interval_low") is not None else row.get("speedup_min")
+    high = row.get("interval_high") if row.get("interval_high") is not None else row.get("speedup_max")
+    return f"{low:.2f}-{high:.2f}" if low is not None and high is not None else "-"
+
+
+def estimate_table(names, folder, loaders) -> dict:
+    """Estimated against measured: every fix try can apply, and the input ceiling."""
+    print("\n| example | fix tried | estimate | measured (90% interval) | measured/estimate | ceiling est. | ceiling measured | rounds |")
+    print("|---|---|---|---|---|---|---|---|")
     errors = []
     worst = 0.0
+    records = {}
     for name in names:
-        record = measure(name, folder, ceiling=loaders.get(name, True))
+        record = records[name] = measure(name, folder, ceiling=loaders.get(name, True))
         if "error" in record:
             if "nothing to try" in record["error"]:
-                print(f"| {name} | none applicable (its fixes need a code change) | - | - | - | - | - |")
+                print(f"| {name} | none applicable (its fixes need a code change) | - | - | - | - | - | - |")
             else:
-                print(f"| {name} | error: {record['error']} | | | | | |")
+                print(f"| {name} | error: {record['error']} | | | | | | |")
             continue
         rows = record["rows"][1:]
         ceiling = next((r for r in rows if (r["settings"] or {}).get("ceiling")), None)
         fixes = [r for r in rows if not (r["settings"] or {}).get("ceiling")]
         ceiling_text = (f"{ceiling['estimate']:.2f}x" if ceiling and ceiling.get("estimate") else "-",
                         f"{ceiling['speedup']:.2f}x" if ceiling and ceiling.get("speedup") else "-")
+        rounds_run = (record.get("settings") or {}).get("rounds")
         if not any(f.get("speedup") for f in fixes):
-            print(f"| {name} | none applicable | - | - | - | {ceiling_text[0]} | {ceiling_text[1]} |")
+            print(f"| {name} | none applicable | - | - | - | {ceiling_text[0]} | {ceiling_text[1]} | {rounds_run} |")
             continue
         for fix in fixes:
             if not fix.get("speedup"):
@@ -75,39 +92,71 @@ def estimate_table(names, folder, loaders) -> None:
                 errors.append(abs(ratio - 1))
                 worst = max(worst, fix["estimate"] / fix["speedup"])
             print(f"| {name} | {fix['fix'] or fix['label']} | {fix['estimate'] or '-'} | {fix['speedup']:.2f}x "
-                  f"({fix['speedup_min']:.2f}-{fix['speedup_max']:.2f}) | {f'{ratio:.2f}' if ratio else '-'} | "
-                  f"{ceiling_text[0]} | {ceiling_text[1]} |")
+                  f"({_span(fix)}) | {f'{ratio:.2f}' if ratio else '-'} | "
+                  f"{ceiling_text[0]} | {ceiling_text[1]} | {rounds_run} |")
     if errors:
         errors.sort()
         print(f"\nmedian |measured/estimate - 1| = {errors[len(errors) // 2]:.2f} over {len(errors)} fixes; "
               f"largest estimate/measured = {worst:.2f}")
+    return records
+
+
+def repeatability(names, folder, loaders, first: dict) -> None:
+    """The same `try` again on a few examples: do the two measurements' intervals overlap?"""
+    print("\n| example | variant | first try | second try | overlap |")
+    print("|---|---|---|---|---|")
+    for name in [n for n in REPEATED if n in names]:
+        again = measure(name, folder, ceiling=loaders.get(name, True), tag="-again")
+        before = first.get(name) or {}
+        if "error" in again or "error" in before:
+            print(f"| {name} | error: {again.get('error') or before.get('error')} | | | |")
+            continue
+        earlier = {r["label"]: r for r in before["rows"][1:]}
+        for row in again["rows"][1:]:
+            old = earlier.get(row["label"])
+            if not old or not old.get("speedup") or not row.get("speedup"):
+                continue
+            a = (old.get("interval_low") or old["speedup"], old.get("interval_high") or old["speedup"])
+            b = (row.get("interval_low") or row["speedup"], row.get("interval_high") or row["speedup"])
+            overlap = not (a[0] > b[1] or b[0] > a[1])
+            print(f"| {name} | {row['label']} | {old['speedup']:.2f}x ({_span(old)}) | {row['speedup']:.2f}x "
+                  f"({_span(row)}) | {'yes' if overlap else 'NO'} |")
 
 
 def main() -> None:
     args = sys.argv[1:]
     measure_fixes = "--no-measure" not in args
-    names = [a for a in args if a != "--no-measure"] or list(EXPECTED)
+    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
+    skip = {"--no-measure", "--runs", str(runs)}
+    names = [a for a in args if a not in skip] or list(EXPECTED)
     passed = 0
     loaders = {}
-    print("| example | expected | found | confidence | top fixes | check | result |")
+    print(f"| example | expected | found in {runs} runs | confidence | top fixes | check | result |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
             want, check, check_text = EXPECTED[name]
-            report = profile(name, folder)
-            if "error" in report:
-                print(f"| {name} | {want} | error: {report['error']} | | | {check_text} | FAIL |")
-                continue
-            loaders[name] = bool(report.get("dataloaders"))
-            verdict = report["verdict"]
-            ids = [a["id"] for a in report["advice"]]
-            ok = verdict["bottleneck"] in want.split("|") and check(ids)
+            found, confidences, oks, ids = [], [], [], []
+            for run in range(runs):
+                report = profile(name, os.path.join(folder, f"run{run}"))
+                if "error" in report:
+                    found.append(f"error: {report['error']}")
+                    oks.append(False)
+                    continue
+                loaders[name] = bool(report.get("dataloaders"))
+                verdict = report["verdict"]
+                ids = [a["id"] for a in report["advice"]]
+                found.append(f"{verdict['bottleneck']} ({verdict['share']:.0%})")
+                confidences.append(verdict["confidence"])
+                oks.append(verdict["bottleneck"] in want.split("|") and check(ids))
+            ok = all(oks)
             passed += ok
-            print(f"| {name} | {want} | {verdict['bottleneck']} ({verdict['share']:.0%} of step) | "
-                  f"{verdict['confidence']:.2f} | {', '.join(ids[:3]) or '-'} | {check_text} | {'pass' if ok else 'FAIL'} |")
-        print(f"\n{passed} passed, {len(names) - passed} failed")
+            print(f"| {name} | {want} | {'; '.join(found)} | {min(confidences, default=0):.2f} | "
+                  f"{', '.join(ids[:3]) or '-'} | {check_text} | {'pass' if ok else f'FAIL ({sum(oks)}/{runs})'} |")
+        print(f"\n{passed} passed, {len(names) - passed} failed (each must pass in all {runs} runs)")
         if measure_fixes:
-            estimate_table(names, folder, loaders)
+            records = estimate_table(names, folder, loaders)
+            repeatability(names, folder, loaders, records)
 
 
 if __name__ == "__main__":
