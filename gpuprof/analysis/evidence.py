@@ -58,6 +58,7 @@ class Evidence:
     data_where: str = None                # the data-making function sampled inside the step
     largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
     training_cpu_wait: float = None       # the training threads' wait for a CPU, of what they wanted
+    training_cores: float = None          # cores the training process's threads kept busy over the window
 
     @property
     def inline_producer(self) -> bool:
@@ -86,7 +87,10 @@ def gather(sections: dict) -> Evidence:
     ev.wait_share = steps.get("data_wait_share")
     ev.wait_source = steps.get("data_wait_source")
     ev.window_s = steps.get("window_s")
-    ev.training_cpu_wait = (steps.get("training_cpu") or {}).get("wait_share")
+    training = steps.get("training_cpu") or {}
+    ev.training_cpu_wait = training.get("wait_share")
+    if training.get("run_s") is not None and ev.window_s:
+        ev.training_cores = training["run_s"] / ev.window_s
     ev.probes = sections.get("probes", True)
     ev.cpu_count = system.get("cpu_count") or 1
     # The measured steps' own CPU when the samples cover them (start-up and imports left out).

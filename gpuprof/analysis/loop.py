@@ -58,6 +58,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     data_wait = None
     in_window = _in_window(process_batches, start, end)
     other_wait = None
+    evaluation = None
     if in_window:
         # The training pipeline is the loader line that gave most batches in the window; batches
         # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
@@ -68,6 +69,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         data_wait = total(in_window, "w")
         other_wait = total(others, "w") if others else None
         wait_source = "dataloader"
+        evaluation = _evaluation(in_window, others, window)
     gap_cpu_share = None
     if not in_window and source in ("optimizer", "backward"):
         gaps = [e for e in measured if "f" in e]
@@ -75,11 +77,13 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
             data_wait = total(gaps, "f")
             wait_source = "before-first-forward"
             gap_cpu_share = min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None
-    share = min(data_wait / window, 1.0) if data_wait is not None and window > 0 else None
+    # Evaluation passes are left out of both the data wait and the time it is a share of.
+    training_window = window - (evaluation or {}).get("seconds", 0.0)
+    share = min(data_wait / training_window, 1.0) if data_wait is not None and training_window > 0 else None
     timed_backward = [b for b in measured if "b" in b]
     backward = total(timed_backward, "b") if timed_backward else None
     batch_size = _batch_size(loaders, process_batches)
-    steps_per_second = measured_count / window if window > 0 else None
+    steps_per_second = measured_count / training_window if training_window > 0 else None
     steady = _steady(step_durations)
     return {
         "count": total_steps,
@@ -92,7 +96,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "window_start": start,
         "window_end": end,
         "median_step_s": weighted_median(step_durations),
-        "mean_step_s": window / measured_count if measured_count else None,
+        "mean_step_s": training_window / measured_count if measured_count else None,
         "data_wait_s": data_wait,
         "data_wait_share": share,
         "data_wait_source": wait_source,
@@ -104,7 +108,30 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "steps_per_second": steps_per_second,
         "samples_per_second": steps_per_second * batch_size if steps_per_second and batch_size else None,
         "steady": steady,
+        **({"evaluation": evaluation} if evaluation else {}),
     }
+
+
+def _evaluation(training: list, others: list, window: float):
+    """The evaluation passes inside the window: runs of batches from other loaders (a test loader
+    each epoch) between two training batches. A pass lasts from the wait for its first batch to the
+    wait for the next training batch (the evaluation's compute included). None without any."""
+    if not others or window <= 0:
+        return None
+    merged = sorted([(e["t"], e.get("w") or 0.0, True) for e in training] +
+                    [(e["t"], e.get("w") or 0.0, False) for e in others])
+    passes, seconds, began = 0, 0.0, None
+    for t, wait, is_training in merged:
+        if not is_training and began is None:
+            began, passes = t - wait, passes + 1
+        elif is_training and began is not None:
+            seconds += max((t - wait) - began, 0.0)
+            began = None
+    if began is not None:
+        seconds += max(merged[-1][0] - began, 0.0)
+    seconds = min(seconds, window)
+    return {"passes": passes, "seconds": round(seconds, 4), "share": round(seconds / window, 4),
+            "wait_s": round(total(others, "w"), 4)}
 
 
 STEADY_SKIP = 0.1      # share of the measured steps treated as warm-up for comparisons

@@ -29,6 +29,11 @@ def loop_table(report: dict):
                  }.get(steps.get("data_wait_source"), "")
     table.add_row("data wait", f"{pct(steps.get('data_wait_share'))} of step time {wait_from}"
                   if steps.get("data_wait_share") is not None else "n/a")
+    evaluation = steps.get("evaluation")
+    if evaluation:
+        table.add_row("evaluation", f"{plural(evaluation['passes'], 'pass', 'passes')} of other loaders, "
+                      f"{seconds(evaluation['seconds'])} ({pct(evaluation['share'])} of the window): left out of "
+                      "step time and data wait")
     if steps.get("samples_per_second"):
         table.add_row("throughput", f"{steps['samples_per_second']:.1f} samples/s "
                       f"({steps['steps_per_second']:.1f} steps/s x batch {steps.get('batch_size')})")

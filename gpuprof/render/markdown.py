@@ -70,8 +70,11 @@ def render_markdown(report: dict) -> str:
         lines.append("")
     steps = report.get("steps") or {}
     if steps.get("count"):
+        evaluation = steps.get("evaluation")
+        left_out = (f" Evaluation ({evaluation['passes']} passes, {seconds(evaluation['seconds'])}) is left out of "
+                    "both." if evaluation else "")
         lines += [f"Steps: {steps['count']}, median {seconds(steps.get('median_step_s'))}, "
-                  f"data wait {pct(steps.get('data_wait_share'))} of step time.", ""]
+                  f"data wait {pct(steps.get('data_wait_share'))} of step time.{left_out}", ""]
     lines += ["| measure | value |", "|---|---|"]
     cores = job.get("cores_busy")
     lines.append(f"| job CPU | {'n/a' if cores is None else f'{cores:.2f}'} of {system.get('cpu_count')} cores |")

@@ -62,7 +62,10 @@ def test_an_evaluation_loaders_waits_are_not_data_wait():
     batches = [{"k": "batch", "l": "1:1", "t": 0.95 + 0.1 * i, "w": 0.02, "pid": 1} for i in range(11)]
     batches += [{"k": "batch", "l": "1:2", "t": 1.55 + 0.001 * i, "w": 0.05, "pid": 1} for i in range(3)]
     result = analyse_loop(step_events, batches, loaders)
-    assert abs(result["data_wait_share"] - 0.2) < 1e-9              # the training loader's waits only
+    # The training loader's waits only, over the training time: the evaluation pass (from the wait
+    # for its first batch to the wait for the next training batch) is left out of both.
+    assert abs(result["evaluation"]["seconds"] - 0.13) < 1e-6
+    assert abs(result["data_wait_share"] - 0.2 / 0.87) < 1e-6
     assert abs(result["other_loaders_wait_s"] - 0.15) < 1e-9
 
 
@@ -72,3 +75,18 @@ def test_backward_passes_are_steps_when_no_optimizer_stepped():
     assert result["source"] == "backward" and result["count"] == 6
     with_optimizer = analyse_loop(steps([0.2 * i for i in range(4)]), [], [], backward_steps=backward)
     assert with_optimizer["source"] == "optimizer" and with_optimizer["count"] == 4
+
+
+def test_evaluation_inside_the_window_is_left_out_of_step_time_and_data_wait():
+    """Ten 100 ms steps that wait 60 ms each, then a 1 s evaluation pass over a test loader (four
+    batches), then ten more steps: the data wait is 60% of training time, not of the 3 s window."""
+    times = [1.0 + 0.1 * i for i in range(11)] + [3.1 + 0.1 * i for i in range(10)]
+    loaders = LOADER + [{"l": "2:2", "batch_size": 32}]
+    train = [{"k": "batch", "l": "1:1", "t": t - 0.05, "w": 0.06, "pid": 1} for t in times]
+    test = [{"k": "batch", "l": "2:2", "t": 2.05 + 0.25 * i, "w": 0.05, "pid": 1} for i in range(4)]
+    result = analyse_loop(steps(times), train + test, loaders)
+    evaluation = result["evaluation"]
+    assert evaluation["passes"] == 1 and abs(evaluation["seconds"] - 1.0) < 0.05
+    assert abs(result["data_wait_share"] - 0.6) < 0.03
+    assert abs(result["mean_step_s"] - 0.1) < 0.01
+    assert "evaluation" not in analyse_loop(steps(times), train, LOADER)

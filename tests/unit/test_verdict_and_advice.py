@@ -307,3 +307,13 @@ def test_the_fix_list_heading_says_how_it_is_ranked():
     assert "in the order to try them" in heading and "settings gpuprof can measure ahead of code changes" in heading
     assert "then by estimated speed-up" in heading
     assert advice_heading({"verdict": {"bottleneck": "memory.oom"}}) == "Fixes, ranked by the memory each frees"
+
+
+def test_compute_on_a_cpu_names_whose_cores_are_busy():
+    from gpuprof.analysis.rules import compute
+    from tests.unit.fixes.cases import LOADER, evidence
+    with_workers = compute.evaluate(evidence(wait_share=0.03, cores_busy=1.9, loader=dict(LOADER, num_workers=4)))
+    assert "the job (the training process and 4 DataLoader workers) keeps 1.9 of 4 cores busy" in with_workers.reason
+    measured = compute.evaluate(evidence(wait_share=0.03, cores_busy=1.9, training_cores=1.1,
+                                         loader=dict(LOADER, num_workers=4)))
+    assert "the training process keeps 1.1 of 4 cores busy" in measured.reason

@@ -40,9 +40,10 @@ def threads_beside_workers(ev, workers: int):
     if ev.gpu:
         return None
     threads = (ev.loader or {}).get("torch_threads") or ev.cpu_count
-    if threads + workers <= ev.cpu_count:
-        return None
-    return max(1, ev.cpu_count - workers)
+    target = max(1, ev.cpu_count - workers)
+    if threads + workers <= ev.cpu_count or threads <= target:
+        return None         # they fit, or the process already keeps that few (torchrun sets 1)
+    return target
 
 
 def build(ev, s):

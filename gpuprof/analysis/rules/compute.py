@@ -15,10 +15,22 @@ def evaluate(ev):
         device = f"the GPU is busy {ev.gpu_util:.0%} of the time"
     else:
         busy = clamp((ev.cores_busy or 0.0) / 1.0)
-        device = f"the training process keeps {ev.cores_busy or 0:.1f} of {ev.cpu_count} cores busy (no GPU: the CPU is the device)"
+        device = f"{_who_keeps(ev)} (no GPU: the CPU is the device)"
     calm_input = clamp((INPUT_BOUND - wait) / INPUT_BOUND)
     confidence = step_confidence(ev) * (0.4 + 0.3 * busy + 0.3 * calm_input) if ev.wait_share is not None else 0.3
     return Finding("compute", share, confidence, {
         "data_wait_share": rounded(ev.wait_share), "gpu_util": rounded(ev.gpu_util),
         "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share),
     }, f"data is ready in time and {device}")
+
+
+def _who_keeps(ev) -> str:
+    """Whose CPU the figure is: the training process's own where its threads were read, else the
+    job's, naming the workers that share it (the job's figure counts them too)."""
+    if ev.training_cores is not None:
+        return f"the training process keeps {ev.training_cores:.1f} of {ev.cpu_count} cores busy"
+    workers = (ev.loader or {}).get("num_workers") or 0
+    if workers:
+        return (f"the job (the training process and {workers} DataLoader worker{'s' if workers != 1 else ''}) keeps "
+                f"{ev.cores_busy or 0:.1f} of {ev.cpu_count} cores busy")
+    return f"the training process keeps {ev.cores_busy or 0:.1f} of {ev.cpu_count} cores busy"

@@ -34,3 +34,9 @@ def test_a_worker_count_the_memory_cannot_hold_is_bounded_and_says_why():
     assert "the machine holds at most 3 (memory: 9.0 GiB available" in built["why"]
     tight = evidence(loader=dict(LOADER, num_workers=2), memory_available=4 * 2**30, process_rss=1536 * 2**20)
     assert num_workers.build(tight, situation("input.latency")) is None     # never fewer than today's
+
+
+def test_no_set_num_threads_where_the_process_already_keeps_one_thread():
+    """torchrun starts each rank with OMP_NUM_THREADS=1: advising torch.set_num_threads(1) changes nothing."""
+    built = num_workers.build(evidence(cpu_count=2, cores_free=1.0, loader=dict(LOADER, torch_threads=1)), situation())
+    assert "torch_threads" not in built["change"] and "set_num_threads" not in built["snippet"]
