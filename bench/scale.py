@@ -43,7 +43,7 @@ def write_events(folder: str, steps: int, full: int) -> None:
     fetch = Stream("fetch", FETCH_FIELDS, {"l": "1:1", "w": None, "ds": "Images"}, full=full, sink=writer)
     for i in range(steps):
         t = 10.0 + i * STEP
-        fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0)
+        fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0, FETCH_CPU)
         batch.add(t + WAIT, WAIT)
         step.add(t + STEP, None, None)
     for stream in (step, batch, fetch):

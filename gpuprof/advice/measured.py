@@ -9,7 +9,8 @@ SAME = 0.03     # as in gpuprof.analysis.noise: within 3% of 1.0 is no measurabl
 def with_measurements(advice: list, rows: list) -> list:
     """`advice` (a report's ranked items) with `measured` added to each item a row of the try
     record measured (by fix id), and the ones that measured no gain moved last."""
-    by_fix = {row.get("fix"): row for row in rows or [] if row.get("fix") and row.get("speedup")}
+    by_fix = {row.get("fix"): row for row in rows or []
+              if row.get("fix") and row.get("speedup") and not row.get("error")}   # not applied: not measured
     kept, demoted = [], []
     for item in advice or []:
         row = by_fix.get(item.get("id"))

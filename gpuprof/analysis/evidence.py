@@ -30,6 +30,7 @@ class Evidence:
     producer_cpu_ratio: float = None      # CPU over wall while producing batches
     producer_user_ratio: float = None     # ... of which user-space CPU (preprocessing, decoding)
     producer_runnable_ratio: float = None # CPU plus time waiting for a CPU, over wall
+    producer_helped_ratio: float = None   # CPU of the producer's other threads meanwhile (intra-op), over wall
     producer_cores: float = None          # cores the producers used on average over the window
     producer_disk_rate: float = None      # real disk bytes per second of producing
     producer_real_read_ratio: float = None
@@ -115,6 +116,8 @@ def gather(sections: dict) -> Evidence:
             ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
             ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
             ev.producer_runnable_ratio = (producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall
+            if producer.get("process_cpu_s") is not None:
+                ev.producer_helped_ratio = max(producer["process_cpu_s"] - producer.get("cpu_s", 0.0), 0.0) / wall
             ev.producer_disk_rate = producer.get("read_bytes", 0) / wall
             chars = producer.get("read_chars") or 0
             ev.producer_real_read_ratio = producer.get("read_bytes", 0) / chars if chars else None

@@ -59,6 +59,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
                 "runqueue_s": queued,
                 "read_bytes": int(total(own_fetches, "rb")),
                 "read_chars": int(total(own_fetches, "rc")),
+                **({"process_cpu_s": total(own_fetches, "pc")} if any("pc" in f for f in own_fetches) else {}),
                 "cpu_per_wall": cpu / wall if wall > 0 else None,
                 "wall_per_batch_s": wall / fetched if fetched else None,
                 "in_main_process": not loader.get("num_workers"),
@@ -99,6 +100,8 @@ def group_by_line(entries: list) -> list:
         producer = dict(busiest["producer"])
         for name in _PRODUCER_SUMMED:
             producer[name] = sum((m["producer"].get(name) or 0) for m in members)
+        if any("process_cpu_s" in m["producer"] for m in members):
+            producer["process_cpu_s"] = sum((m["producer"].get("process_cpu_s") or 0) for m in members)
         producer["cpu_per_wall"] = producer["cpu_s"] / producer["wall_s"] if producer["wall_s"] > 0 else None
         producer["wall_per_batch_s"] = producer["wall_s"] / producer["batches"] if producer["batches"] else None
         merged["producer"] = producer

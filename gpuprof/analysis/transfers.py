@@ -60,5 +60,6 @@ def analyse_hdf5(descriptions, reads) -> list:
             # with an empty chunk cache, so no cache size helps until the handle is kept.
             "opens": reads_of["opens"],
             "reopened_per_read": bool(reads_of["calls"]) and reads_of["opens"] * 2 > reads_of["calls"],
+            **({"opened_at": desc["opened_at"]} if desc.get("opened_at") else {}),
         })
     return out

@@ -135,7 +135,7 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "speedup": centre,
         "speedup_min": min(ratios) if ratios else None, "speedup_max": max(ratios) if ratios else None,
         "interval_low": low, "interval_high": high, "paired_rounds": len(ratios),
-        "conclusion": noise.conclusion(low, high) if ratios else None,
+        "conclusion": ("not applied" if error else noise.conclusion(low, high)) if ratios else None,
         "changes_training": _changes_training(variant),
         "estimate": estimate_for(variant, baseline_report),
         "verdicts": [_verdict(r["report"]) for r in runs],
@@ -176,7 +176,7 @@ def _changes_training(variant: dict) -> bool:
 def _faster(rows: list) -> list:
     """Variants measurably faster than the baseline (over their rounds' interval where there are
     several, else beyond 3%), fastest first; never the input ceiling, which is no fix."""
-    out = [r for r in rows[1:] if r.get("speedup") and not r["failed"] and _measurably_faster(r)
+    out = [r for r in rows[1:] if r.get("speedup") and not r["failed"] and not r.get("error") and _measurably_faster(r)
            and not (r["settings"] or {}).get("ceiling") and not r.get("same_as_baseline")]
     return sorted(out, key=lambda r: -r["speedup"])
 

@@ -240,16 +240,18 @@ FETCH_FIELDS = kinds.columns(kinds.FETCH)
 def _patch_fetch(cls, torch) -> None:
     original = cls.fetch
     get_worker_info = torch.utils.data.get_worker_info
-    perf_counter, monotonic = time.perf_counter, time.monotonic
+    perf_counter, monotonic, process_time = time.perf_counter, time.monotonic, time.process_time
 
     def fetch(self, possibly_batched_index):
         # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
         # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
         before = _getrusage(_RUSAGE_THREAD)
         queued_before = _runqueue_wait()
+        process_before = process_time()
         start = perf_counter()
         data = original(self, possibly_batched_index)  # gpuprof's probe: passes the call through unchanged
         end = perf_counter()
+        process_cpu = process_time() - process_before
         after = _getrusage(_RUSAGE_THREAD)
         try:
             queued = _runqueue_wait() - queued_before
@@ -259,7 +261,7 @@ def _patch_fetch(cls, torch) -> None:
             if producer is None or producer[2] != _state["generation"]:
                 producer = _producer_of(self, get_worker_info())
             producer[0].add(monotonic(), end - start, after.ru_utime - before.ru_utime + system, system, queued,
-                            read_bytes, read_chars)
+                            read_bytes, read_chars, process_cpu)
             if producer[1]:
                 _note_worker_memory(end)
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main

@@ -8,6 +8,7 @@ import os
 import time
 
 from . import boot, files_read
+from .where import user_location
 from ..record.redact import redact_text
 from ..record import kinds
 
@@ -18,7 +19,12 @@ _datasets = {}       # (pid, data set handle) -> tally
 _by_name = {}        # (pid, file path, data set name) -> tally
 
 
+MAX_FILES = 64
+_opened_at = {}      # file path -> the user's line that first opened it
+
+
 def install(h5py) -> None:
+    _note_file_opens(h5py)
     original = h5py.Dataset.__getitem__
 
     def __getitem__(self, key, *args, **kwargs):
@@ -33,6 +39,26 @@ def install(h5py) -> None:
     h5py.Dataset.__getitem__ = __getitem__
     boot.at_close(_flush_all)
     boot.at_fork_child(_reset_in_child)
+
+
+def _note_file_opens(h5py) -> None:
+    """The user's line that first opens each file (a stack walk on a file's first open only; later
+    opens cost a dictionary lookup), so the HDF5 fix can point at it."""
+    original = h5py.File.__init__
+    h5py_dir = os.path.dirname(os.path.abspath(h5py.__file__))
+
+    def __init__(self, name, *args, **kwargs):
+        try:
+            if isinstance(name, (str, os.PathLike)) and len(_opened_at) < MAX_FILES:
+                path = os.path.abspath(os.fspath(name))
+                if path not in _opened_at:
+                    _opened_at[path] = user_location((h5py_dir,))
+        except Exception:
+            pass
+        original(self, name, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+
+    __init__.__wrapped__ = original
+    h5py.File.__init__ = __init__
 
 
 def _reset_in_child() -> None:
@@ -81,6 +107,9 @@ def _describe(dataset) -> dict:
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
         "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
     }
+    opened_at = _opened_at.get(os.path.abspath(dataset.file.filename))
+    if opened_at:
+        info["opened_at"] = opened_at
     files_read.note(dataset.file.filename)
     boot.emit(dict({"k": kinds.H5DATASET, "t": time.monotonic()}, **{k: v for k, v in info.items()
                                                                  if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path")}))

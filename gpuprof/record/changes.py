@@ -62,7 +62,7 @@ KEYS = {key.name: key for key in (
     ChangeKey("echo", int, ITERATOR, minimum=2),
     ChangeKey("ceiling", bool, ITERATOR),
     ChangeKey("hdf5_cache_bytes", int, HDF5, minimum=1),
-    ChangeKey("hdf5_cache_slots", int, HDF5, minimum=1),
+    ChangeKey("hdf5_cache_slots", int, HDF5, minimum=1, shown=False),
     ChangeKey("hdf5_keep_handles", bool, HDF5, shown=False),
 )}
 

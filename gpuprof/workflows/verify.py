@@ -40,7 +40,7 @@ def with_measurements(report: dict, record: dict, run_dir: str) -> dict:
     ceiling contradicts says so."""
     from gpuprof.advice.measured import with_measurements as ranked_by_measurement
     rows = [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max", "interval_low",
-                                     "interval_high", "conclusion", "estimate")}
+                                     "interval_high", "conclusion", "estimate", "error")}
             for row in record.get("rows", [])[1:]]
     verified = {"try": os.path.join(run_dir, "verify", "try.json"), "input_check": record.get("input_check"),
                 "rows": rows}

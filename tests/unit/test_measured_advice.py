@@ -22,3 +22,10 @@ def test_a_fix_measured_faster_keeps_its_place_and_shows_the_measurement():
     assert ranked[0]["id"] == "num-workers" and ranked[0]["measured"]["conclusion"] == "faster"
     assert "ranked_by" not in ranked[0] and gain(ranked[0]) == "up to 1.39x, measured 1.31x"
     assert with_measurements(ADVICE, []) == ADVICE
+
+
+def test_a_change_try_could_not_apply_is_not_a_measurement():
+    rows = [{"fix": "hdf5-chunk-cache", "speedup": 0.9, "conclusion": "not applied",
+             "error": "the program opens data.h5 again for every read"}]
+    advice = [{"id": "hdf5-chunk-cache", "estimated_speedup": 1.6}, {"id": "num-workers", "estimated_speedup": 1.3}]
+    assert with_measurements(advice, rows) == advice

@@ -146,3 +146,17 @@ def test_short_steps_get_a_window_of_seconds_and_round_one_its_own_baseline(tmp_
 
 class _Command:
     label = "train"
+
+
+def test_a_variant_the_probes_could_not_apply_is_never_best_nor_a_loss():
+    chosen = [variants.hdf5_cache(1 << 23)]
+    runs = []
+    for r in (1, 2, 3):
+        variant_run = run(r, 0, report(0.1 / (1.3 + r / 100)))
+        variant_run["events"] = [{"k": "variant", "applied": {}, "error": "the program opens data.h5 again for every read"}]
+        runs += [run(r, None, report(0.1)), variant_run]
+    record = summarise(Done(runs, chosen))
+    assert record["rows"][1]["conclusion"] == "not applied" and record["best"] is None
+    from gpuprof.render.try_text import lines, speedup_cell
+    assert speedup_cell(record["rows"][1]).endswith("not applied")
+    assert any("not applied (the program opens data.h5 again for every read)" in line for line in lines(record))

@@ -317,3 +317,15 @@ def test_compute_on_a_cpu_names_whose_cores_are_busy():
     measured = compute.evaluate(evidence(wait_share=0.03, cores_busy=1.9, training_cores=1.1,
                                          loader=dict(LOADER, num_workers=4)))
     assert "the training process keeps 1.1 of 4 cores busy" in measured.reason
+
+
+def test_a_producer_whose_tensor_work_runs_on_intra_op_threads_is_cpu_bound_not_latency():
+    """The producing thread runs 40% of the time and is blocked the rest while torch's intra-op
+    threads do its tensor work: its process's CPU meanwhile says it computes, it does not wait."""
+    data = sections(wait=0.8, cpu=0.4)
+    verdict, _ = judge(data)
+    assert verdict["bottleneck"] == "input.latency"                  # the thread alone looks half idle
+    data["dataloaders"][0]["producer"]["process_cpu_s"] = 0.98 * data["dataloaders"][0]["producer"]["wall_s"]
+    verdict, _ = judge(data)
+    assert verdict["bottleneck"] == "input.cpu"
+    assert verdict["evidence"]["producer_time_split"]["computing"] > 0.9

@@ -7,9 +7,10 @@ from gpuprof.analysis.rules import rounded
 
 def producer_split(ev):
     """How the producers' time divides, as shares of their wall time: `reading` (kernel time and
-    blocked time of a producer that reads real disk bytes), `computing` (CPU work), `waiting_for_cpu`
-    (runnable, no core free) and `other` (blocked on something that is not the disk: a remote
-    store, a lock, a sleep). None without producer figures."""
+    blocked time of a producer that reads real disk bytes), `computing` (CPU work, its own and, while
+    it is blocked, that of its process's other threads: torch's intra-op threads doing its tensor
+    work), `waiting_for_cpu` (runnable, no core free) and `other` (blocked on something that is not
+    the disk: a remote store, a lock, a sleep). None without producer figures."""
     ratio = ev.producer_cpu_ratio
     if ratio is None:
         return None
@@ -17,11 +18,13 @@ def producer_split(ev):
     kernel = max(ratio - user, 0.0)
     queued = max((ev.producer_runnable_ratio if ev.producer_runnable_ratio is not None else ratio) - ratio, 0.0)
     blocked = max(1.0 - ratio - queued, 0.0)
+    helped = min(blocked, ev.producer_helped_ratio or 0.0)    # blocked while its own helpers computed
+    blocked -= helped
     reads_disk = (ev.producer_disk_rate or 0.0) >= DISK_RATE and \
         (ev.producer_real_read_ratio is None or ev.producer_real_read_ratio >= 0.3)
     if reads_disk:
-        return {"reading": kernel + blocked, "computing": user, "waiting_for_cpu": queued, "other": 0.0}
-    return {"reading": 0.0, "computing": ratio, "waiting_for_cpu": queued, "other": blocked}
+        return {"reading": kernel + blocked, "computing": user + helped, "waiting_for_cpu": queued, "other": 0.0}
+    return {"reading": 0.0, "computing": ratio + helped, "waiting_for_cpu": queued, "other": blocked}
 
 
 def producer_kind(ev):
