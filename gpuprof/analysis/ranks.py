@@ -159,6 +159,16 @@ def waiting_verdict(row: dict, straggler: dict) -> dict:
             "reason": reason, "summary": f"Waiting on {on}: {reason}."}
 
 
+def collective_verdict(share: float) -> dict:
+    """The verdict of a rank whose step is mostly DDP's gradient all-reduce itself (balanced ranks:
+    none waits for another, yet the collective is the step): communication, from DDP's own timing."""
+    reason = (f"{share:.0%} of each step is DDP's gradient all-reduce that the backward pass does not hide "
+              "(DDP's own timing; the ranks are balanced, so this is the collective itself, not a wait for a "
+              "slower rank)")
+    return {"bottleneck": "comm", "share": share, "confidence": 0.75, "reason": reason,
+            "summary": f"Communication-bound: {reason}."}
+
+
 def job_summary(verdict: dict, rows: list, picture: dict) -> str:
     """The headline for the job: the slowest rank's bottleneck, and what evening the ranks would buy."""
     n = len(rows)

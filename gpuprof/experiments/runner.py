@@ -119,8 +119,15 @@ class Experiment:
                 taken += 1
         needs_loader = [v for v in chosen if _needs_loader(v)]
         if needs_loader and not loaders:
-            raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
-                               "there is nothing to apply it to")
+            function = batch_function(report)
+            if function is not None and all(v.settings.get("ceiling") for v in needs_loader):
+                for variant in needs_loader:      # a hand-written loop: replay its batch function instead
+                    variant.settings["function"] = function
+            else:
+                why = (f"; the sampled steps found no data-making function to replay either" if function is None else
+                       f"; only --input-ceiling can work through its batch function ({function['name']})")
+                raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
+                                   f"there is nothing to apply it to{why}")
         if needs_loader and self.settings.loader and not any(same_line(l.get("where"), self.settings.loader)
                                                             for l in loaders):
             known = ", ".join(str(l.get("where")) for l in loaders)
@@ -240,6 +247,21 @@ class Experiment:
             return None, []
         groups = record.get("processes", [])
         return report, events_of_kind(groups, kinds.VARIANT) + events_of_kind(groups, kinds.FILES_READ)
+
+
+def batch_function(report: dict):
+    """The module-level function a hand-written loop makes its batches in, as the baseline's
+    sampled steps found it ({name, file, line}), or None."""
+    steps = (report or {}).get("steps") or {}
+    where = steps.get("data_wait_where") or next(
+        (f.get("function") for f in ((steps.get("sampled") or {}).get("data_functions") or [])), None)
+    if not where or " (" not in where or not where.endswith(")"):
+        return None
+    name, _, place = where[:-1].partition(" (")
+    file, _, line = place.rpartition(":")
+    if not name.isidentifier() or not line.isdigit():
+        return None
+    return {"name": name, "file": file, "line": int(line)}
 
 
 def _needs_loader(variant) -> bool:

@@ -32,6 +32,13 @@ _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, 
           "batches_at_step": -1, "stop_at": None}     # stop_at: None unknown yet, 0 nothing (more) to stop at
 
 
+_first_step_hooks = []     # run once, after the first step (the program's functions exist by then)
+
+
+def at_first_step(func) -> None:
+    _first_step_hooks.append(func)
+
+
 def install(torch) -> None:
     from torch.nn.modules.module import register_module_forward_pre_hook
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
@@ -121,6 +128,11 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     state["count"] += 1
     if state["count"] == 1:
         _start_sampling()
+        for hook in _first_step_hooks:
+            try:
+                hook()
+            except Exception:
+                pass
     _on_memory(optimizer, now)
     state["last_end"] = now
     state["last_optimizer"] = id(optimizer) if optimizer is not None else None

@@ -18,6 +18,7 @@ from one that found nothing to change."""
 
 import inspect
 import os
+import sys
 import time
 
 from . import boot, dataloader
@@ -54,6 +55,53 @@ def install_torch(torch, variant: dict) -> None:
         serve = Echo(int(variant["echo"]), torch=torch)
     if serve is not None:
         dataloader.set_server(serve)
+    if variant.get("ceiling") and variant.get("function"):
+        from . import steps
+        skip = int((boot.settings() or {}).get("warmup_steps") or 0)
+        steps.at_first_step(lambda: _replay_function(variant["function"], skip, torch))
+
+
+# -- a hand-written batch function: the input ceiling -------------------------------------------
+def _replay_function(target: dict, skip: int, torch) -> None:
+    """The input ceiling for a loop without a DataLoader: the module-level function that makes the
+    batches (found by the stack sampler: name, file, line) serves copies of its last results after
+    the warm-up, in place of making new ones. The program calls it by its global name each step, so
+    replacing the module attribute is enough; a method or a nested function cannot be replaced
+    from outside, which the variant event says."""
+    name, line = target.get("name"), target.get("line")
+    wanted = os.path.basename(target.get("file") or "")
+    found = None
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None) or ""
+        if os.path.basename(path) != wanted:
+            continue
+        candidate = getattr(module, name, None)
+        code = getattr(candidate, "__code__", None)
+        if code is not None and code.co_firstlineno == line:
+            found = (module, candidate)
+            break
+    if found is None:
+        boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
+                   "error": f"no module-level function {name} at {wanted}:{line} to replay (a method or a nested "
+                            "function cannot be replaced from outside)"})
+        return
+    module, original = found
+    kept, state = [], {"calls": 0, "turn": 0}
+
+    def replayed(*args, **kwargs):
+        if state["calls"] < skip or not kept:
+            state["calls"] += 1
+            result = original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+            kept.append(result)
+            del kept[:-REPLAY_KEEP]
+            return result
+        state["turn"] += 1
+        return _copy(kept[state["turn"] % len(kept)], torch)
+
+    replayed.__wrapped__ = original
+    setattr(module, name, replayed)
+    boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": f"{wanted}:{line}", "l": None,
+               "applied": {"ceiling": True, "function": name}, "error": None})
 
 
 # -- DataLoader settings ------------------------------------------------------------------------

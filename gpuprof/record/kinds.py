@@ -52,6 +52,8 @@ KINDS = _declare(
     Kind("h5read", "reads of an HDF5 data set, tallied: reads, chunks touched, opens"),
     Kind("data_parallel", "nn.DataParallel in use, and where"),
     Kind("rank", "the process's rank in a torch.distributed job"),
+    Kind("ddp_comm", "DistributedDataParallel's own timing at exit, per sampled iteration: forward, backward "
+                     "compute, the gradient all-reduce, and the part of it overlapped with backward compute"),
     Kind("memory_anatomy", "parameters, gradients and optimizer state in bytes"),
     Kind("exception", "an exception that ended the program (out of memory among them)"),
     Kind("import_error", "the program ended on an uncaught ImportError: the module it could not import"),
@@ -70,7 +72,7 @@ STEP, BSTEP, MEM, BATCH, FETCH = "step", "bstep", "mem", "batch", "fetch"
 PROCESS, LOADER, EPOCH, BATCH_FACTS, WORKER_MEM = "process", "loader", "epoch", "batch_facts", "worker_mem"
 COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read", "data_parallel", "rank"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
-IMPORT_ERROR, THREAD_CPU = "import_error", "thread_cpu"
+IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 
 

@@ -209,9 +209,25 @@ def probe_sections(groups: list, meta: dict) -> tuple:
         "dataloaders": analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS), kind(kinds.EPOCH)),
         "copies": analyse_copies(kind(kinds.COPIES)),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
+        **_ddp_section(kind(kinds.DDP_COMM), steps),
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
                        "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},
     }, notes)
+
+
+def _ddp_section(events: list, steps: dict) -> dict:
+    """{"ddp_comm": DDP's own timing of its gradient all-reduce, per step} for the stepping process,
+    when DDP noted it; empty otherwise."""
+    mine = [e for e in events if e.get("pid") == steps.get("pid")] or events
+    if not mine:
+        return {}
+    event = mine[-1]
+    comm, overlap = event.get("comm_s") or 0.0, event.get("overlap_s") or 0.0
+    exposed = max(comm - overlap, 0.0)
+    step = steps.get("mean_step_s")
+    return {"ddp_comm": {"comm_s": comm, "overlap_s": overlap, "exposed_comm_s": round(exposed, 6),
+                    "forward_s": event.get("forward_s"), "backward_compute_s": event.get("backward_compute_s"),
+                    "exposed_comm_share": round(min(exposed / step, 1.0), 4) if step else None}}
 
 
 def judge_ranks(groups: list, meta: dict, context_of):
@@ -235,10 +251,16 @@ def judge_ranks(groups: list, meta: dict, context_of):
     for row, (trainer, sections, judged) in zip(rows, analysed):
         waiting = row.get("waiting_share") or 0.0
         own = row["verdict"]
+        inside = ((sections.get("ddp_comm") or {}).get("exposed_comm_share")) or 0.0
         if waiting >= rank_rules.WAITING_NOTABLE and (straggler is None or row["rank"] != straggler["rank"]) \
                 and (own.get("bottleneck") in rank_rules.NOT_ITS_OWN or (own.get("share") or 0.0) < waiting):
             # A rank that mostly waits for the others: its verdict is that wait.
             verdict = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
+            judged = dict(judged, verdict=verdict)
+            row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
+        elif inside >= rank_rules.WAITING_NOTABLE and own.get("bottleneck") in rank_rules.NOT_ITS_OWN:
+            # Balanced ranks whose step is mostly the gradient all-reduce itself.
+            verdict = dict(judged["verdict"], **rank_rules.collective_verdict(inside))
             judged = dict(judged, verdict=verdict)
             row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
         waited_rows.append(row)

@@ -160,3 +160,13 @@ def test_a_variant_the_probes_could_not_apply_is_never_best_nor_a_loss():
     from gpuprof.render.try_text import lines, speedup_cell
     assert speedup_cell(record["rows"][1]).endswith("not applied")
     assert any("not applied (the program opens data.h5 again for every read)" in line for line in lines(record))
+
+
+def test_a_hand_written_loop_gets_its_batch_function_replayed_for_the_ceiling():
+    from gpuprof.experiments.runner import batch_function
+    sampled = {"steps": {"data_wait_source": "sampled", "data_wait_where": "get_batch (train.py:124)"}}
+    assert batch_function(sampled) == {"name": "get_batch", "file": "train.py", "line": 124}
+    gap = {"steps": {"data_wait_source": "before-first-forward",
+                     "sampled": {"data_functions": [{"function": "load_rows (src/data.py:7)", "share": 0.2}]}}}
+    assert batch_function(gap) == {"name": "load_rows", "file": "src/data.py", "line": 7}
+    assert batch_function({"steps": {"data_wait_where": "<listcomp> (train.py:3)"}}) is None
