@@ -31,8 +31,9 @@ def analyse_hdf5(descriptions, reads) -> list:
             latest[key] = read
     merged = {}
     for (_, file, name), read in latest.items():
-        entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0, "processes": 0})
-        for k in ("calls", "bytes", "elements", "chunks_touched", "opens"):
+        entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
+                                                 "open_s": 0.0, "processes": 0})
+        for k in ("calls", "bytes", "elements", "chunks_touched", "opens", "open_s"):
             entry[k] += read.get(k) or 0
         entry["processes"] += 1
     out = []
@@ -43,7 +44,7 @@ def analyse_hdf5(descriptions, reads) -> list:
             continue
         seen.add(key)
         reads_of = merged.get(key, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
-                                    "processes": 0})
+                                    "open_s": 0.0, "processes": 0})
         chunk_bytes = desc.get("chunk_bytes")
         cache = desc.get("rdcc_nbytes")
         decoded = reads_of["chunks_touched"] * chunk_bytes if chunk_bytes else None
@@ -61,5 +62,6 @@ def analyse_hdf5(descriptions, reads) -> list:
             "opens": reads_of["opens"],
             "reopened_per_read": bool(reads_of["calls"]) and reads_of["opens"] * 2 > reads_of["calls"],
             **({"opened_at": desc["opened_at"]} if desc.get("opened_at") else {}),
+            **({"open_s": round(reads_of["open_s"], 6)} if reads_of.get("open_s") else {}),
         })
     return out

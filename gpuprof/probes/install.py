@@ -51,11 +51,13 @@ DDP_TIMES = {"forward_s": "avg_forward_compute_time", "backward_compute_s": "avg
 
 
 def _watch_ddp(torch) -> None:
-    """Keep (weakly) the first DistributedDataParallel model, and at exit note the timing DDP keeps
-    of itself: how long its gradient all-reduce takes and how much of it overlaps the backward
-    pass. Read once, after training, from DDP's own logger: nothing is timed in the program."""
+    """Keep (weakly) the first DistributedDataParallel model, and note the timing DDP keeps of
+    itself: how long its gradient all-reduce takes and how much of it overlaps the backward pass.
+    Read from DDP's own logger after an optimizer step (its backward is over, so nothing writes
+    those figures meanwhile), at most once a second, only when DDP sampled a new iteration:
+    nothing is timed in the program, and the model is never kept alive by gpuprof."""
     import weakref
-    from . import boot
+    from . import boot, steps
 
     cls = getattr(getattr(torch.nn, "parallel", None), "DistributedDataParallel", None)
     if cls is None:
@@ -71,21 +73,23 @@ def _watch_ddp(torch) -> None:
             except TypeError:
                 pass
 
-    def note() -> None:
+    seen = {"iteration": None}
+
+    def note(now) -> None:
         model = kept[0]() if kept else None
         if model is None:
             return
-        try:
-            data = model._get_ddp_logging_data()
-        except Exception:
+        data = model._get_ddp_logging_data()
+        if data.get("iteration") == seen["iteration"]:
             return
+        seen["iteration"] = data.get("iteration")
         times = {name: data.get(key) / 1e9 for name, key in DDP_TIMES.items() if isinstance(data.get(key), (int, float))}
         if times.get("comm_s"):
-            boot.emit(dict(times, k=kinds.DDP_COMM, t=time.monotonic()))
+            boot.emit(dict(times, k=kinds.DDP_COMM, t=now, iteration=data.get("iteration")))
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
-    boot.at_close(note)
+    steps.each_second(note)
 
 
 def _watch_distributed(torch) -> None:

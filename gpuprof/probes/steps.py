@@ -33,10 +33,15 @@ _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, 
 
 
 _first_step_hooks = []     # run once, after the first step (the program's functions exist by then)
+_second_hooks = []         # run after a step at most once a second (reading what a library keeps of itself)
 
 
 def at_first_step(func) -> None:
     _first_step_hooks.append(func)
+
+
+def each_second(func) -> None:
+    _second_hooks.append(func)
 
 
 def install(torch) -> None:
@@ -126,9 +131,17 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     else:
         stream.add(now, None, None, backward)
     state["count"] += 1
+    if _second_hooks and now - state.get("hooked", 0.0) >= 1.0:
+        state["hooked"] = now
+        for hook in _second_hooks:
+            try:
+                hook(now)
+            except Exception:
+                pass
     if state["count"] == 1:
         _start_sampling()
-        for hook in _first_step_hooks:
+        hooks, _first_step_hooks[:] = list(_first_step_hooks), []     # once, even if the count is revised
+        for hook in hooks:
             try:
                 hook()
             except Exception:

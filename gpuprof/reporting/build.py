@@ -221,13 +221,19 @@ def _ddp_section(events: list, steps: dict) -> dict:
     mine = [e for e in events if e.get("pid") == steps.get("pid")] or events
     if not mine:
         return {}
-    event = mine[-1]
+    event = max(mine, key=lambda e: e.get("t") or 0.0)
     comm, overlap = event.get("comm_s") or 0.0, event.get("overlap_s") or 0.0
     exposed = max(comm - overlap, 0.0)
-    step = steps.get("mean_step_s")
+    # DDP times a sampled iteration's forward, backward compute and all-reduce; their sum is the part
+    # of a step the sampled stacks put in forward and backward, so the all-reduce's share of a step is
+    # its share of that sum times that part (the optimizer and the data are the rest).
+    model_part = exposed + (event.get("forward_s") or 0.0) + (event.get("backward_compute_s") or 0.0)
+    shares = (steps.get("sampled") or {}).get("shares") or {}
+    in_model = (shares.get("forward") or 0.0) + (shares.get("backward") or 0.0)
+    share = exposed / model_part * (in_model or 1.0) if model_part > 0 else None
     return {"ddp_comm": {"comm_s": comm, "overlap_s": overlap, "exposed_comm_s": round(exposed, 6),
-                    "forward_s": event.get("forward_s"), "backward_compute_s": event.get("backward_compute_s"),
-                    "exposed_comm_share": round(min(exposed / step, 1.0), 4) if step else None}}
+                         "forward_s": event.get("forward_s"), "backward_compute_s": event.get("backward_compute_s"),
+                         "exposed_comm_share": round(min(share, 1.0), 4) if share is not None else None}}
 
 
 def judge_ranks(groups: list, meta: dict, context_of):

@@ -1,7 +1,10 @@
 """Two balanced ranks (gloo) training a tiny model: each step is a few microseconds of compute and a
 gradient all-reduce across processes, so the collective itself is most of the step although no
-rank waits for another. Run with torchrun --nproc-per-node=2."""
-import os
+rank waits for another. Run with torchrun --nproc-per-node=2; `nosync` as argv[1] accumulates over
+4 micro-batches with no_sync (the hand-made ddp-no-sync change, 4x the batch per update)."""
+import contextlib
+import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -16,13 +19,19 @@ def main():
     model = DistributedDataParallel(nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1)))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     generator = torch.Generator().manual_seed(rank)
-    for step in range(600):
+    accumulate = 4 if sys.argv[1:] == ["nosync"] else 1
+    started = time.perf_counter()
+    for step in range(600 * accumulate):
         x = torch.randn(8, 4, generator=generator)
-        loss = model(x).pow(2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    print(f"rank {rank} done {loss.item():.6f}", flush=True)
+        sync = (step + 1) % accumulate == 0
+        with contextlib.nullcontext() if sync else model.no_sync():
+            loss = model(x).pow(2).mean() / accumulate
+            loss.backward()
+        if sync:
+            optimizer.step()
+            optimizer.zero_grad()
+    per_batch = (time.perf_counter() - started) / (600 * accumulate)
+    print(f"rank {rank} done {loss.item():.6f} ({per_batch * 1e3:.3f} ms a batch)", flush=True)
     dist.destroy_process_group()
 
 

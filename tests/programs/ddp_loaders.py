@@ -1,6 +1,7 @@
 """DDP on gloo ranks, each with its own DataLoader. argv[1] picks the input:
-  straggler  rank 1's dataset sleeps 40 ms per batch, the others' are fast
-  cpu        every rank's dataset does heavy per-sample CPU work (num_workers=0)
+  straggler      rank 1's dataset sleeps 40 ms per batch, the others' are fast
+  cpu-straggler  rank 1's dataset does heavy per-sample CPU work in its own process, the others' are fast
+  cpu            every rank's dataset does heavy per-sample CPU work (num_workers=0)
   none       light data and a model that does the work
 argv[2] (optional): steps per rank (default 40)."""
 import os
@@ -24,7 +25,7 @@ class Samples(Dataset):
         x = torch.rand(64, generator=torch.Generator().manual_seed(i))
         if self.mode == "straggler" and self.rank == 1 and i % 8 == 0:
             time.sleep(0.04)
-        if self.mode == "cpu":
+        if self.mode == "cpu" or (self.mode == "cpu-straggler" and self.rank == 1):
             image = torch.rand(3, 24, 24, generator=torch.Generator().manual_seed(i))
             for _ in range(30):
                 image = (image + image.roll(1, dims=-1) + image.roll(-1, dims=-2)) / 3
