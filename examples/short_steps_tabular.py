@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
 
-FEATURES = 24
+FEATURES = 48
 
 
 class Rows(Dataset):
@@ -31,7 +31,7 @@ if __name__ == "__main__":
     model = nn.Sequential(nn.Linear(FEATURES, 64), nn.ReLU(), nn.Linear(64, 2))
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     for epoch in range(2):
-        for x, y in DataLoader(Rows(), batch_size=64, shuffle=True):
+        for x, y in DataLoader(Rows(), batch_size=128, shuffle=True):
             loss = nn.functional.cross_entropy(model(x), y)
             optimizer.zero_grad()
             loss.backward()
