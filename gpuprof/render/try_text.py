@@ -18,10 +18,10 @@ def speedup_cell(row: dict) -> str:
         text += f" ({row['interval_low']:.2f}-{row['interval_high']:.2f})"
         if row.get("conclusion") == "inconclusive":
             text += " ?"
-    if row.get("conclusion") == "not applied":
-        return text + " not applied"
     elif row.get("speedup_min") is not None and row["rounds"] > 1:
         text += f" ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
+    if row.get("conclusion") == "not applied":
+        text += " not applied"
     return text
 
 

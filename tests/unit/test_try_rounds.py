@@ -170,3 +170,12 @@ def test_a_hand_written_loop_gets_its_batch_function_replayed_for_the_ceiling():
                      "sampled": {"data_functions": [{"function": "load_rows (src/data.py:7)", "share": 0.2}]}}}
     assert batch_function(gap) == {"name": "load_rows", "file": "src/data.py", "line": 7}
     assert batch_function({"steps": {"data_wait_where": "<listcomp> (train.py:3)"}}) is None
+
+
+def test_a_speed_up_cell_shows_one_spread_its_interval_where_there_is_one():
+    from gpuprof.render.try_text import speedup_cell
+    row = {"label": "num_workers=2", "speedup": 1.5, "rounds": 3, "speedup_min": 1.2, "speedup_max": 1.9,
+           "interval_low": 1.3, "interval_high": 1.7, "conclusion": "faster"}
+    assert speedup_cell(row) == "1.50x (1.30-1.70)"
+    assert speedup_cell(dict(row, interval_low=None, interval_high=None, conclusion=None)) == "1.50x (1.20-1.90)"
+    assert speedup_cell(dict(row, conclusion="inconclusive")) == "1.50x (1.30-1.70) ?"
