@@ -3,7 +3,7 @@ its measurement beside its estimate, and the ranking follows what was measured. 
 faster, or slower, than the program as it is goes last and says why, whatever its estimate: an
 estimate is a bound, a measurement in the user's own program is not."""
 
-SAME = 0.03     # as in gpuprof.analysis.noise: within 3% of 1.0 is no measurable change
+from gpuprof.analysis import noise
 
 
 def with_measurements(advice: list, rows: list) -> list:
@@ -19,7 +19,7 @@ def with_measurements(advice: list, rows: list) -> list:
             continue
         measured = {"speedup": round(row["speedup"], 3), "low": row.get("interval_low") or row.get("speedup_min"),
                     "high": row.get("interval_high") or row.get("speedup_max"),
-                    "conclusion": row.get("conclusion") or _conclusion(row["speedup"])}
+                    "conclusion": row.get("conclusion") or noise.conclusion(row["speedup"], row["speedup"])}
         item = dict(item, measured=measured)
         if measured["conclusion"] in ("slower", "same"):
             word = "slower than" if measured["conclusion"] == "slower" else "no faster than"
@@ -28,9 +28,3 @@ def with_measurements(advice: list, rows: list) -> list:
         else:
             kept.append(item)
     return kept + demoted
-
-
-def _conclusion(speedup: float) -> str:
-    if speedup > 1 + SAME:
-        return "faster"
-    return "slower" if speedup < 1 - SAME else "same"

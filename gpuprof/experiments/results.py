@@ -12,15 +12,8 @@ from gpuprof.experiments import rounds as round_rules
 from gpuprof.record import changes
 
 TRY_FORMAT = "gpuprof.try/1"
-SAME = 0.03          # speed-ups within 3% of 1.0 (or of each other) are "no measurable change"
-
-
-def _step(report):
-    """A run's mean step time over its measured window (window / steps): throughput, which a
-    median would misjudge for variants whose steps alternate fast and slow (echoing, a stall
-    every few batches)."""
-    steps = (report or {}).get("steps") or {}
-    return steps.get("mean_step_s")
+SAME = noise.SAME    # speed-ups within 3% of 1.0 (or of each other) are "no measurable change"
+_step = round_rules.step_of
 
 
 def _verdict(report):
@@ -54,34 +47,35 @@ def summarise(experiment) -> dict:
     """The try record for an Experiment (gpuprof.experiments.runner) after it ran."""
     baselines = {r["round"]: r for r in experiment.runs if r["variant"] is None}
     baseline_report = experiment.baseline_report or {}
+    runs_of = [[r for r in experiment.runs if r["variant"] == index] for index in range(len(experiment.variants))]
     disturbed = round_rules.disturbed_runs(list(baselines.values()), "baseline")
     left_out = {d["round"] for d in disturbed}          # a disturbed baseline spoils its whole round
-    for index, variant in enumerate(experiment.variants):
-        runs = [r for r in experiment.runs if r["variant"] == index]
+    for index, (variant, runs) in enumerate(zip(experiment.variants, runs_of)):
         found = round_rules.disturbed_runs(runs, variant.label)
         disturbed += found
         left_out |= {(d["round"], index) for d in found}
-    rows = [_baseline_row(baselines)]
-    for index, variant in enumerate(experiment.variants):
-        runs = [r for r in experiment.runs if r["variant"] == index]
-        rows.append(_variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out))
+    rows = [_baseline_row(baselines)] + [
+        _variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out)
+        for index, (variant, runs) in enumerate(zip(experiment.variants, runs_of))]
+    best, passed_over = _best(rows)
     s = experiment.settings
     record = {
         "format": TRY_FORMAT,
         "command": baseline_report.get("command") or [],
         "folder": experiment.folder,
         "settings": {"steps": s.steps, "warmup_steps": s.warmup_steps, "rounds": len(baselines),
-                     "min_rounds": s.rounds, "max_rounds": getattr(s, "max_rounds", s.rounds),
+                     "min_rounds": s.rounds, "max_rounds": s.max_rounds,
                      "loader": experiment.loader, "loader_framework": _framework(baseline_report)},
         "baseline": {"verdict": (baseline_report.get("verdict") or {}).get("bottleneck"),
                      "summary": (baseline_report.get("verdict") or {}).get("summary"),
                      "data_wait_share": (baseline_report.get("steps") or {}).get("data_wait_share")},
         "rows": rows,
-        "best": _best(rows),
-        "best_because": _best_because(rows),
+        "best": best["label"] if best else None,
+        "best_because": (f"{passed_over['label']} measured {passed_over['speedup']:.2f}x, within this one's spread, "
+                         "and changes what the model trains on") if passed_over else None,
         "clear": round_rules.clear(rows),
         "disturbed": disturbed,
-        "cache": round_rules.cache_state(experiment.runs, bool(getattr(s, "cold", False))),
+        "cache": round_rules.cache_state(experiment.runs, s.cold),
         "sweeps": _sweeps(rows),
         "input_check": _input_check(rows, baseline_report),
         "notes": list(experiment.notes),
@@ -122,8 +116,7 @@ def _baseline_row(baselines: dict) -> dict:
 def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baseline_report: dict,
                  left_out: set = frozenset()) -> dict:
     steps = [s for s in (_step(r["report"]) for r in runs if not r["failed"]) if s]
-    ratios = [ratio for _, ratio in round_rules.paired_ratios([dict(r, variant=index) for r in runs], baselines,
-                                                              set(left_out))]
+    ratios = [ratio for _, ratio in round_rules.paired_ratios(runs, baselines, left_out)]
     centre, low, high = noise.interval(ratios)
     median = statistics.median(steps) if steps else None
     applied, error = _application(runs)
@@ -189,12 +182,13 @@ def _measurably_faster(row: dict) -> bool:
     return row["speedup"] > 1 + SAME
 
 
-def _best(rows: list):
-    """The variant a person can keep: the fastest, unless it changes what the model trains on and a
-    variant that keeps training the same is within its spread."""
+def _best(rows: list) -> tuple:
+    """(the variant a person can keep, the faster one passed over for it, or None): the fastest,
+    unless it changes what the model trains on and a variant that keeps training the same is within
+    its spread. (None, None) when none is measurably faster."""
     faster = _faster(rows)
     if not faster:
-        return None
+        return None, None
     top = faster[0]
     if top.get("changes_training"):
         keeps = [r for r in faster if not r.get("changes_training")
@@ -202,19 +196,8 @@ def _best(rows: list):
                                          (top.get("interval_low"), top.get("interval_high")))
                  and r.get("interval_low") is not None]
         if keeps:
-            return keeps[0]["label"]
-    return top["label"]
-
-
-def _best_because(rows: list):
-    """Why the best is not the fastest, when it is not."""
-    faster = _faster(rows)
-    best = _best(rows)
-    if not faster or best is None or faster[0]["label"] == best:
-        return None
-    top = faster[0]
-    return (f"{top['label']} measured {top['speedup']:.2f}x, within this one's spread, and changes what the model "
-            "trains on")
+            return keeps[0], top
+    return top, None
 
 
 def _sweeps(rows: list) -> list:

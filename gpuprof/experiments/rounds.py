@@ -11,6 +11,9 @@ WARM_RATIO = 0.5
 
 
 def step_of(report):
+    """A run's mean step time over its measured window (window / steps): throughput, which a
+    median would misjudge for variants whose steps alternate fast and slow (echoing, a stall
+    every few batches)."""
     return ((report or {}).get("steps") or {}).get("mean_step_s")
 
 

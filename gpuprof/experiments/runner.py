@@ -16,6 +16,7 @@ import sys
 import time
 
 from gpuprof.experiments import cache
+from gpuprof.experiments.rounds import step_of
 from gpuprof.experiments import variants as variant_kinds
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.record import kinds
@@ -124,7 +125,7 @@ class Experiment:
                 for variant in needs_loader:      # a hand-written loop: replay its batch function instead
                     variant.settings["function"] = function
             else:
-                why = (f"; the sampled steps found no data-making function to replay either" if function is None else
+                why = ("; the sampled steps found no data-making function to replay either" if function is None else
                        f"; only --input-ceiling can work through its batch function ({function['name']})")
                 raise UsageProblem(f"{needs_loader[0].label}: the program built no DataLoader in the baseline run, so "
                                    f"there is nothing to apply it to{why}")
@@ -185,7 +186,7 @@ class Experiment:
     def _size_window(self, report) -> bool:
         """Lengthen the window to at least min_window_s of measured steps; True when it grew."""
         s = self.settings
-        step = ((report or {}).get("steps") or {}).get("mean_step_s")
+        step = step_of(report)
         if not step or not s.min_window_s or s.steps * step >= s.min_window_s:
             return False
         wanted = min(MAX_WINDOW_STEPS, math.ceil(s.min_window_s / step))
@@ -211,7 +212,7 @@ class Experiment:
         entry = {"round": round_no, "variant": index, "run_dir": run_dir, "report": report,
                  "events": events, "exit_code": status, "failed": failed}
         self.runs.append(entry)
-        step = ((report or {}).get("steps") or {}).get("mean_step_s")
+        step = step_of(report)
         what = "baseline" if variant is None else variant.label
         shown = f"{step * 1000:.1f} ms/step" if step else "no steps measured"
         self.say(f"round {round_no}: {what}: " + (f"failed with status {status}" if failed else shown))

@@ -3,6 +3,7 @@ cells of a row, the line that keeps a measured change, and the lines below the t
 
 from gpuprof.advice import fixes
 from gpuprof.advice.loader_terms import keep_loader_line
+from gpuprof.analysis.noise import SAME
 from gpuprof.record.changes import loader_settings
 
 
@@ -50,15 +51,12 @@ def change_line(row: dict, loader, framework=None) -> str:
     return ""
 
 
-NO_CHANGE = 0.03     # as gpuprof.experiments.results.SAME: within 3% of 1.0 is no measurable change
-
-
 def input_check_line(check: dict, ceiling_row: dict) -> str:
     """What the input ceiling measured, in words that hold when it is below 1: "no faster", and
     how much faster the rounds' spread allows at most."""
     x = check["ceiling_speedup"]
     waited = f"(the baseline waited {(check.get('data_wait_share') or 0):.0%} for data)"
-    if x >= 1 + NO_CHANGE:
+    if x >= 1 + SAME:
         return (f"input check: with the input made free, steps were {x:.2f}x faster: the input costs "
                 f"{check['measured_input_share']:.0%} of each step {waited}")
     high = ceiling_row.get("speedup_max")
