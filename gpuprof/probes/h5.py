@@ -20,8 +20,10 @@ _by_name = {}        # (pid, file path, data set name) -> tally
 
 
 MAX_FILES = 64
-_opened_at = {}      # file path -> the user's line that first opened it for reading
-_open_time = {}      # file path -> seconds spent opening it (every open: a file opened per sample adds up)
+# Both keyed by the file's name as h5py reports it (File.filename, Dataset.file.filename): cheap to
+# read on every open, lookup and close, which a file opened per sample does per sample.
+_opened_at = {}      # file name -> the user's line that first opened it for reading
+_open_time = {}      # file name -> seconds spent opening it, looking data sets up and closing it
 
 
 def install(h5py) -> None:
@@ -49,19 +51,17 @@ def _note_file_opens(h5py) -> None:
     h5py_dir = os.path.dirname(os.path.abspath(h5py.__file__))
 
     def __init__(self, name, *args, **kwargs):
-        path = None
-        try:
-            mode = args[0] if args else kwargs.get("mode")
-            if isinstance(name, (str, os.PathLike)) and mode in (None, "r") and len(_open_time) < MAX_FILES:
-                path = os.path.abspath(os.fspath(name))
-                if path not in _opened_at:
-                    _opened_at[path] = user_location((h5py_dir,))
-        except Exception:
-            path = None
         started = time.perf_counter()
         original(self, name, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
-        if path is not None:
-            _open_time[path] = _open_time.get(path, 0.0) + time.perf_counter() - started
+        try:
+            mode = args[0] if args else kwargs.get("mode")
+            if mode in (None, "r") and (len(_open_time) < MAX_FILES or self.filename in _open_time):
+                key = self.filename
+                if key not in _opened_at:
+                    _opened_at[key] = user_location((h5py_dir,))
+                _open_time[key] = _open_time.get(key, 0.0) + time.perf_counter() - started
+        except Exception:
+            pass
 
     __init__.__wrapped__ = original
     h5py.File.__init__ = __init__
@@ -73,36 +73,38 @@ def _time_handle_work(h5py) -> None:
     the file (added to the file's open time)."""
     get, close = h5py.Group.__getitem__, h5py.File.close
 
+    File = h5py.File
+
     def __getitem__(self, name):
         started = time.perf_counter()
         item = get(self, name)  # gpuprof's probe: passes the call through unchanged
-        _charge(self, started)
+        if _open_time and isinstance(self, File):      # a data set looked up from the file itself
+            _charge(self, started)
         return item
 
     def close_file(self):
         started = time.perf_counter()
-        try:
-            path = os.path.abspath(self.filename) if _open_time else None
-        except Exception:
-            path = None
+        key = _name_of(self) if _open_time else None     # unreadable once closed
         close(self)  # gpuprof's probe: passes the call through unchanged
-        if path in _open_time:
-            _open_time[path] += time.perf_counter() - started
+        if key in _open_time:
+            _open_time[key] += time.perf_counter() - started
 
     __getitem__.__wrapped__, close_file.__wrapped__ = get, close
     h5py.Group.__getitem__ = __getitem__
     h5py.File.close = close_file
 
 
-def _charge(group, started) -> None:
-    if not _open_time:
-        return
+def _name_of(file):
     try:
-        path = os.path.abspath(group.file.filename)
+        return file.filename
     except Exception:
-        return
-    if path in _open_time:
-        _open_time[path] += time.perf_counter() - started
+        return None
+
+
+def _charge(file, started) -> None:
+    key = _name_of(file)
+    if key in _open_time:
+        _open_time[key] += time.perf_counter() - started
 
 
 def _reset_in_child() -> None:
@@ -152,7 +154,7 @@ def _describe(dataset) -> dict:
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
         "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
     }
-    opened_at = _opened_at.get(os.path.abspath(dataset.file.filename))
+    opened_at = _opened_at.get(dataset.file.filename)
     if opened_at:
         info["opened_at"] = opened_at
     files_read.note(dataset.file.filename)
@@ -165,7 +167,7 @@ def _emit(tally) -> None:
     boot.emit({"k": kinds.H5READ, "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
                "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
                "chunks_touched": tally["chunks_touched"], "opens": tally["opens"],
-               "open_s": round(_open_time.get(os.path.abspath(tally["path"]), 0.0), 6)})
+               "open_s": round(_open_time.get(tally["path"], 0.0), 6)})
 
 
 def _flush_all() -> None:
