@@ -19,6 +19,10 @@ from gpuprof.record import kinds
 
 STRAGGLER_RATIO = 1.25      # own work this much above the median of the others' names a straggler
 WAITING_NOTABLE = 0.2       # a share of the step spent waiting on other ranks that is worth a verdict
+#: The exposed all-reduce (DDP's own timing) as a share of the step from which balanced ranks are
+#: communication-bound: more of the step than the model's compute. Below it, an all-reduce slowed by
+#: a busy machine still leaves the verdict to the compute it mostly is.
+COLLECTIVE_BOUND = 0.5
 #: Verdicts that only say "nothing else is the limit": a rank that mostly waits for others gets the
 #: waiting verdict instead.
 NOT_ITS_OWN = ("compute", "host.overhead", None)

@@ -264,7 +264,7 @@ def judge_ranks(groups: list, meta: dict, context_of):
             verdict = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
             judged = dict(judged, verdict=verdict)
             row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
-        elif inside >= rank_rules.WAITING_NOTABLE and own.get("bottleneck") in rank_rules.NOT_ITS_OWN:
+        elif inside >= rank_rules.COLLECTIVE_BOUND and own.get("bottleneck") in rank_rules.NOT_ITS_OWN:
             # Balanced ranks whose step is mostly the gradient all-reduce itself.
             verdict = dict(judged["verdict"], **rank_rules.collective_verdict(inside))
             judged = dict(judged, verdict=verdict)
