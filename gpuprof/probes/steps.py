@@ -26,10 +26,15 @@ from ..record import kinds
 #: backward() during the step (b): in DDP, where a rank waits for the others' gradients.
 STEP_FIELDS = kinds.columns(kinds.STEP)
 
+# Hooks of each_second run after gaps doubling from this one up to a second, so that a run of a
+# second or two is read too.
+FIRST_HOOK_GAP_S = 0.125
+
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
-          "batches_at_step": -1, "stop_at": None}     # stop_at: None unknown yet, 0 nothing (more) to stop at
+          "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
+          "hook_gap": FIRST_HOOK_GAP_S}
 
 
 _first_step_hooks = []     # run once, after the first step (the program's functions exist by then)
@@ -131,8 +136,9 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     else:
         stream.add(now, None, None, backward)
     state["count"] += 1
-    if _second_hooks and now - state.get("hooked", 0.0) >= 1.0:
+    if _second_hooks and now - state.get("hooked", 0.0) >= state["hook_gap"]:
         state["hooked"] = now
+        state["hook_gap"] = min(state["hook_gap"] * 2, 1.0)
         for hook in _second_hooks:
             try:
                 hook(now)
@@ -261,4 +267,4 @@ def _reset_in_child() -> None:
         pass
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
-                  optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0)
+                  optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S)

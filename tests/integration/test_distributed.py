@@ -64,7 +64,10 @@ def test_four_ranks_with_one_straggler(tmp_path):
     assert all(ranks[r]["verdict"]["bottleneck"] == "comm" for r in (0, 2, 3))
 
 
-def test_balanced_cpu_starved_ranks_are_input_cpu_with_more_workers_first(tmp_path):
+def test_balanced_cpu_starved_ranks_are_input_cpu_and_removing_the_work_leads(tmp_path):
+    """Each rank preprocesses in its own process and the two ranks keep most of the two cores busy:
+    workers would only share those cores (num_workers=1 and 2 measured 0.69-0.75x by hand), so a fix
+    that removes the preprocessing leads and more workers, if offered, are no leading setting."""
     got, report = profiled(tmp_path, torchrun(2, DDP, "cpu"))
     assert got.returncode == 0
     # Two ranks on a loaded 2-core machine may get unequal shares of it; a rank named slower then is
@@ -73,7 +76,9 @@ def test_balanced_cpu_starved_ranks_are_input_cpu_with_more_workers_first(tmp_pa
     assert straggler is None or straggler["cause"] == "input.cpu"
     assert report["verdict"]["bottleneck"] == "input.cpu"
     assert all(row["verdict"]["bottleneck"] == "input.cpu" for row in report["ranks"])
-    assert report["advice"][0]["id"] == "num-workers"
+    assert report["advice"][0]["id"] in {"cache-preprocessed", "device-preprocessing"}
+    workers = [a for a in report["advice"] if a["id"] == "num-workers"]
+    assert not workers or workers[0]["estimated_speedup"] < 1.2
 
 
 def test_a_compute_bound_job_has_no_straggler_and_no_input_verdict(tmp_path):

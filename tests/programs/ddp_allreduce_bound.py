@@ -1,6 +1,6 @@
-"""Two balanced ranks (gloo) training a tiny model: each step is a few microseconds of compute and a
-gradient all-reduce across processes, so the collective itself is most of the step although no
-rank waits for another. Run with torchrun --nproc-per-node=2; `nosync` as argv[1] accumulates over
+"""Two balanced ranks (gloo) training a tiny model whose gradients DDP sends in one bucket per
+parameter (bucket_cap_mb near zero): each step is a few microseconds of compute and ten all-reduces
+across processes, so the collectives are most of the step although no rank waits for another. Run with torchrun --nproc-per-node=2; `nosync` as argv[1] accumulates over
 4 micro-batches with no_sync (the hand-made ddp-no-sync change, 4x the batch per update)."""
 import contextlib
 import sys
@@ -16,7 +16,8 @@ def main():
     dist.init_process_group("gloo")
     rank = dist.get_rank()
     torch.manual_seed(0)
-    model = DistributedDataParallel(nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1)))
+    layers = [nn.Linear(4, 4) for _ in range(4)]
+    model = DistributedDataParallel(nn.Sequential(*layers, nn.Linear(4, 1)), bucket_cap_mb=1e-5)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     generator = torch.Generator().manual_seed(rank)
     accumulate = 4 if sys.argv[1:] == ["nosync"] else 1
