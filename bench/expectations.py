@@ -25,6 +25,10 @@ EXPECTED = {
                                  "vectorise or build in workers, in the top three"),
     "oversubscribed_workers.py": ("input.cpu", lambda ids: bool(ids) and ids[0] != "num-workers",
                                   "a cheaper producer first, not more workers"),
+    "compute_cnn.py": ("compute", lambda ids: "channels-last" in ids and "compile" in ids,
+                       "channels-last and compile offered"),
+    "compute_transformer.py": ("compute", lambda ids: bool(ids) and ids[0] in ("mixed-precision", "compile"),
+                               "a model-side fix first (mixed precision where the CPU has bf16, else compile)"),
     "short_steps_tabular.py": ("input.cpu", lambda ids: "num-workers" not in ids[:1],
                                "not led by num-workers: shipping batches costs more than a short step saves"),
 }

@@ -11,8 +11,13 @@ def with_measurements(advice: list, rows: list) -> list:
     record measured (by fix id), and the ones that measured no gain moved last."""
     by_fix = {row.get("fix"): row for row in rows or []
               if row.get("fix") and row.get("speedup") and not row.get("error")}   # not applied: not measured
+    broke = {row.get("fix"): row for row in rows or [] if row.get("fix") and row.get("broke_training")}
     kept, demoted = [], []
     for item in advice or []:
+        if item.get("id") in broke:
+            demoted.append(dict(item, ranked_by=f"last: under gpuprof try it broke training "
+                                                f"({broke[item['id']].get('error')})"))
+            continue
         row = by_fix.get(item.get("id"))
         if row is None:
             kept.append(item)

@@ -32,6 +32,8 @@ def advise(ev, verdict: dict, findings=()) -> list:
                   "where": built.get("where"), "detail": built.get("detail"), "snippet": built.get("snippet"),
                   "why": built.get("why"), "change": built.get("change"), "effort": fix.effort,
                   "addresses": list(fix.addresses)}
+        if estimate is None and built.get("prior") is not None:
+            advice["prior"] = round(built["prior"], 2)    # not estimated: ranks by a stated prior until measured
         if built.get("first"):
             advice["ranked_by"] = built["first"]
         out.append(advice)
@@ -41,7 +43,7 @@ def advise(ev, verdict: dict, findings=()) -> list:
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
-                            -(a["estimated_speedup"] or 1.0), a["effort"]))
+                            -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
     return leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]

@@ -1,6 +1,6 @@
 """The numbers every rule reads, gathered once from the analysed sections of a run.
 
-Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5` and `frameworks` sections,
+Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5`, `model` and `frameworks` sections,
 so rules are tested with plain dictionaries."""
 
 from dataclasses import dataclass, field
@@ -60,6 +60,9 @@ class Evidence:
     largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
     training_cpu_wait: float = None       # the training threads' wait for a CPU, of what they wanted
     training_cores: float = None          # cores the training process's threads kept busy over the window
+    optimizer_share: float = None         # the optimizer step's sampled share of a step
+    model: dict = None                    # the trained model as the probes noted it (probes.model_facts)
+    cpu_flags: tuple = ()                 # the CPU's instructions the model-side advice asks about
 
     @property
     def inline_producer(self) -> bool:
@@ -147,5 +150,8 @@ def gather(sections: dict) -> Evidence:
     ev.hdf5 = sections.get("hdf5") or []
     ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
     ev.data_parallel_where = (sections.get("frameworks") or {}).get("data_parallel_where")
+    ev.model = sections.get("model") or None
+    ev.optimizer_share = (((steps.get("sampled") or {}).get("shares")) or {}).get("optimizer")
+    ev.cpu_flags = tuple(system.get("cpu_flags") or ())
     ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
     return ev

@@ -32,6 +32,7 @@ def summarize_system(system: dict) -> dict:
         "interval_s": system.get("interval_s"),
         "sampled_s": span,
         "cpu_count": system.get("cpu_count"),
+        "cpu_flags": system.get("cpu_flags"),
         "cpu": cpu,
         "job": {
             "cpu_user_s": user_s,

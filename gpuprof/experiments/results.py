@@ -119,7 +119,7 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
     ratios = [ratio for _, ratio in round_rules.paired_ratios(runs, baselines, left_out)]
     centre, low, high = noise.interval(ratios)
     median = statistics.median(steps) if steps else None
-    applied, error = _application(runs)
+    applied, error, broke, compile_s = _application(runs)
     as_now = _as_now(variant.get("settings") or {}, baseline_report)
     return {
         "label": variant["label"] + (" (as now)" if as_now else ""), "same_as_baseline": as_now, "settings": variant["settings"], "fix": variant.get("fix"),
@@ -128,12 +128,13 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "speedup": centre,
         "speedup_min": min(ratios) if ratios else None, "speedup_max": max(ratios) if ratios else None,
         "interval_low": low, "interval_high": high, "paired_rounds": len(ratios),
-        "conclusion": ("not applied" if error else noise.conclusion(low, high)) if ratios else None,
+        "conclusion": "failed" if broke else ("not applied" if error else noise.conclusion(low, high)) if ratios else None,
         "changes_training": _changes_training(variant),
         "estimate": estimate_for(variant, baseline_report),
         "verdicts": [_verdict(r["report"]) for r in runs],
         "failed": [r["exit_code"] for r in runs if r["failed"]],
-        "applied": applied, "error": error,
+        "applied": applied, "error": error, "broke_training": broke,
+        "compile_s": compile_s,
         "run_dirs": [r["run_dir"] for r in runs],
     }
 
@@ -147,15 +148,20 @@ def _as_now(settings: dict, baseline_report: dict) -> bool:
 
 
 def _application(runs: list):
-    """What the probes report they changed, and why not where they could not."""
-    applied, error = None, None
+    """(what the probes report they changed, why not where they could not, whether the change broke
+    training (a compile that raised, a loss that became NaN), the median compile time where the
+    change compiled the model)."""
+    applied, error, broke, compiles = None, None, False, []
     for run in runs:
         for event in run.get("events") or []:
             if event.get("error"):
                 error = event["error"]
+                broke = broke or bool(event.get("failed"))
             elif event.get("applied") is not None:
                 applied = dict(applied or {}, **event["applied"])
-    return applied, error
+            if event.get("compile_s") is not None:
+                compiles.append(event["compile_s"])
+    return applied, error, broke, (statistics.median(compiles) if compiles else None)
 
 
 def _changes_training(variant: dict) -> bool:

@@ -13,6 +13,8 @@ def _install_torch(torch) -> None:
     dataloader.install(torch)
     memory.install(torch)
     steps.install(torch)
+    from . import model_facts
+    model_facts.install(torch)
     variant = variants_of()
     if variant:
         from . import variants

@@ -188,6 +188,18 @@ def watch_compiled(eval_frame) -> None:
     cls.__init__ = __init__
 
 
+def note_compiled(module) -> None:
+    """A module whose forward was compiled from outside (`gpuprof try --fix compile`)."""
+    try:
+        _compiled.add(module)
+    except TypeError:
+        pass
+
+
+def compiled_modules() -> list:
+    return list(_compiled)
+
+
 def _arm() -> None:
     compiled = list(_compiled)
     if compiled:

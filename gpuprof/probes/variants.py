@@ -12,6 +12,9 @@ applied where the probes already sit, never by editing files:
 - `echo`: each batch of the target loader is served `echo` times in a row.
 - `hdf5_cache_bytes` / `hdf5_keep_handles`: files are opened with that chunk cache, and a data set
   looked up again by name returns the handle already open (which keeps its cache).
+- model-side changes (gpuprof.probes.model_side): autocast, compile and channels_last applied to the
+  trained model once the probes know it, foreach/fused given to every optimizer built, and the
+  tf32 / cudnn.benchmark flags set at start-up; a loss that turns NaN or infinite fails the variant.
 
 Each application is recorded as a `variant` event, so `try` can tell a variant that took effect
 from one that found nothing to change."""
@@ -24,7 +27,7 @@ import time
 from . import boot, dataloader
 from .where import user_location
 from ..record import kinds
-from ..record.changes import LOADER_KEYS
+from ..record.changes import KEYS, LOADER_KEYS, MODEL, OPTIMIZER
 from ..record.lines import same_line
 
 REPLAY_KEEP = 8         # batches the input ceiling replays
@@ -32,7 +35,9 @@ REPLAY_KEEP = 8         # batches the input ceiling replays
 HANDLERS = dict({key: "DataLoader.__init__" for key in LOADER_KEYS},
                 torch_threads="DataLoader.__init__", ceiling="Replay", echo="Echo",
                 hdf5_cache_bytes="h5py.File.__init__", hdf5_cache_slots="h5py.File.__init__",
-                hdf5_keep_handles="h5py.Group.__getitem__")
+                hdf5_keep_handles="h5py.Group.__getitem__",
+                **{key: "model_side" for key, declared in KEYS.items()
+                   if declared.applies_to in (MODEL, OPTIMIZER) or key in ("allow_tf32", "cudnn_benchmark")})
 
 _state = {"variant": None, "targets": set(), "applied": 0}
 
@@ -55,6 +60,9 @@ def install_torch(torch, variant: dict) -> None:
         serve = Echo(int(variant["echo"]), torch=torch)
     if serve is not None:
         dataloader.set_server(serve)
+    if any(key in variant for key in HANDLERS if HANDLERS[key] == "model_side"):
+        from . import model_side
+        model_side.install(torch, variant)
     if variant.get("ceiling") and variant.get("function"):
         from . import steps
         skip = int((boot.settings() or {}).get("warmup_steps") or 0)

@@ -11,6 +11,8 @@ LOADER = "loader"        # given to the DataLoader built at the target line, as 
 PROCESS = "process"      # set in the process that builds the target DataLoader
 ITERATOR = "iterator"    # changes the batches the target DataLoader's iterator serves
 HDF5 = "hdf5"            # applied where h5py files and data sets are opened
+MODEL = "model"          # applied to the trained model once the probes know it (after two steps)
+OPTIMIZER = "optimizer"  # given to every optimizer the program builds, as if the program had
 
 
 class ChangeKey:
@@ -64,6 +66,14 @@ KEYS = {key.name: key for key in (
     ChangeKey("hdf5_cache_bytes", int, HDF5, minimum=1),
     ChangeKey("hdf5_cache_slots", int, HDF5, minimum=1, shown=False),
     ChangeKey("hdf5_keep_handles", bool, HDF5, shown=False),
+    ChangeKey("autocast", bool, MODEL,
+              caution="the forward runs in lower precision: losses and gradients differ in their last digits"),
+    ChangeKey("compile_model", bool, MODEL),
+    ChangeKey("channels_last", bool, MODEL),
+    ChangeKey("optimizer_foreach", bool, OPTIMIZER),
+    ChangeKey("optimizer_fused", bool, OPTIMIZER),
+    ChangeKey("allow_tf32", bool, PROCESS, caution="float32 matmuls round their inputs to 10 mantissa bits"),
+    ChangeKey("cudnn_benchmark", bool, PROCESS),
 )}
 
 #: Keys the probes give to a DataLoader's constructor.

@@ -54,6 +54,9 @@ KINDS = _declare(
     Kind("rank", "the process's rank in a torch.distributed job"),
     Kind("ddp_comm", "DistributedDataParallel's own timing at exit, per sampled iteration: forward, backward "
                      "compute, the gradient all-reduce, and the part of it overlapped with backward compute"),
+    Kind("model", "the trained model, once: its class, the line calling it, parameter dtypes and device, autocast, "
+                  "compiled or not, convolutions and their inputs' layout, the optimizer's class and foreach/fused, "
+                  "the matmul flags and the GPU's compute capability"),
     Kind("memory_anatomy", "parameters, gradients and optimizer state in bytes"),
     Kind("exception", "an exception that ended the program (out of memory among them)"),
     Kind("import_error", "the program ended on an uncaught ImportError: the module it could not import"),
@@ -74,6 +77,7 @@ COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
 IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
+MODEL = "model"
 
 
 def columns(name: str) -> tuple:

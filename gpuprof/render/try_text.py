@@ -4,7 +4,7 @@ cells of a row, the line that keeps a measured change, and the lines below the t
 from gpuprof.advice import fixes
 from gpuprof.advice.loader_terms import keep_loader_line
 from gpuprof.analysis.noise import SAME
-from gpuprof.record.changes import loader_settings
+from gpuprof.record.changes import KEYS, MODEL, OPTIMIZER, loader_settings
 
 
 def speedup_cell(row: dict) -> str:
@@ -21,8 +21,8 @@ def speedup_cell(row: dict) -> str:
             text += " ?"
     elif row.get("speedup_min") is not None and row["rounds"] > 1:
         text += f" ({row['speedup_min']:.2f}-{row['speedup_max']:.2f})"
-    if row.get("conclusion") == "not applied":
-        text += " not applied"
+    if row.get("conclusion") in ("not applied", "failed"):
+        text += f" {row['conclusion']}"
     return text
 
 
@@ -99,6 +99,28 @@ def noise_lines(record: dict) -> list:
     return out
 
 
+def nothing_found(settings: dict) -> str:
+    """What a variant that changed nothing did not find, by what its keys apply to."""
+    kinds = {KEYS[k].applies_to for k in settings if k in KEYS}
+    if MODEL in kinds:
+        return "no trained model seen: no forward followed by two optimizer steps"
+    if OPTIMIZER in kinds:
+        return "no optimizer built"
+    return "no matching DataLoader or file"
+
+
+def compile_line(row: dict, baseline: dict, record: dict) -> str:
+    """The compile time apart from the step time, and after how many steps it pays back."""
+    text = f"{row['label']}: compiling took {row['compile_s']:.1f} s (in the warm-up, not in the step time)"
+    before, after = baseline.get("step_time_s"), row.get("step_time_s")
+    if before and after and after < before and not row.get("error"):
+        steps = row["compile_s"] / (before - after)
+        text += f"; it pays back after about {steps:,.0f} steps of {before * 1e3:.1f} -> {after * 1e3:.1f} ms"
+    else:
+        text += "; steps were no faster, so it never pays back"
+    return text
+
+
 def lines(record: dict) -> list:
     """Everything below the table: the best variant, the input check, cautions, failures, notes."""
     out = []
@@ -129,14 +151,18 @@ def lines(record: dict) -> list:
         if check.get("corrected"):
             out.append(f"verdict corrected: {check['corrected']}")
     for row in rows[1:]:
-        if row.get("error"):
+        if row.get("broke_training"):
+            out.append(f"{row['label']}: failed, not a speed-up ({row['error']})")
+        elif row.get("error"):
             out.append(f"{row['label']}: not applied ({row['error']})")
         elif row.get("applied") is None and (row.get("settings") or {}) and not row.get("failed") \
                 and not {"ceiling", "echo"} & set(row["settings"]):
-            out.append(f"{row['label']}: the probes found nothing to change (no matching DataLoader or file)")
+            out.append(f"{row['label']}: the probes found nothing to change ({nothing_found(row['settings'])})")
         if row.get("failed"):
             out.append(f"{row['label']}: the program failed in {len(row['failed'])} of {row['rounds']} runs "
                        f"(status {row['failed'][0]}); see {row['run_dirs'][0]}/program-stderr.txt")
+        if row.get("compile_s") is not None:
+            out.append(compile_line(row, rows[0], record))
         if row.get("caution"):
             out.append(f"{row['label']}: {row['caution']}")
     out.extend(record.get("notes") or [])

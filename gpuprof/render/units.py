@@ -59,6 +59,8 @@ def gain(item: dict) -> str:
         return f"{estimate}measured {measured['speedup']:.2f}x"
     if item.get("estimated_speedup") is not None:
         return f"up to {item['estimated_speedup']:.2f}x"
+    if item.get("prior") is not None:
+        return f"not estimated: gpuprof try --fix {item['id']}"
     if item.get("frees_bytes"):
         return f"frees about {size(item['frees_bytes'])}"
     return "frees memory" if "memory.oom" in (item.get("addresses") or []) else "gain not estimated"

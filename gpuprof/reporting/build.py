@@ -210,9 +210,18 @@ def probe_sections(groups: list, meta: dict) -> tuple:
         "copies": analyse_copies(kind(kinds.COPIES)),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
         **_ddp_section(kind(kinds.DDP_COMM), steps),
+        "model": _model_section(kind(kinds.MODEL), steps),
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
                        "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},
     }, notes)
+
+
+def _model_section(events: list, steps: dict):
+    """The trained model of the stepping process, as the probes noted it, or None."""
+    mine = [e for e in events if e.get("pid") == steps.get("pid")] or events
+    if not mine:
+        return None
+    return {k: v for k, v in mine[0].items() if k not in ("k", "t", "pid")}
 
 
 def _ddp_section(events: list, steps: dict) -> dict:

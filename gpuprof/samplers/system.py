@@ -119,11 +119,30 @@ class SystemSampler:
         data = self.store.to_dict()
         data["interval_s"] = interval
         data["cpu_count"] = os.cpu_count() or 1
+        data["cpu_flags"] = cpu_flags()
         data["has_pressure"] = any(v is not None for v in data["columns"].get("psi_io_some", []))
         data["processes"] = sorted(self.processes.values(), key=lambda p: p["first_seen"])
         data["memory"] = machine_memory()
         data["memory"]["events"] = difference(self._memory_counters, read_counters())
         return data
+
+
+#: CPU instructions the model-side advice asks about (bf16 autocast pays on a CPU that has them).
+CPU_FLAGS = ("avx512_bf16", "amx_bf16", "amx_tile", "avx512_fp16", "avx512f")
+
+
+def cpu_flags() -> list:
+    """Which of CPU_FLAGS the machine's CPUs have (Linux's /proc/cpuinfo; [] where unreadable)."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            for line in f:
+                name, _, rest = line.partition(b":")
+                if name.strip() == b"flags":
+                    have = set(rest.decode("ascii", "replace").split())
+                    return [flag for flag in CPU_FLAGS if flag in have]
+    except OSError:
+        pass
+    return []
 
 
 def machine_memory() -> dict:

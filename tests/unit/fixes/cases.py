@@ -32,3 +32,19 @@ def up_to(built: dict) -> str:
     """The estimate as the reason states it."""
     import math
     return f"{math.floor(built['estimated_speedup'] * 100) / 100:.2f}x"
+
+
+def model(**fields) -> dict:
+    """The probes' facts about a float32 MLP trained by Adam on the CPU, called at train.py:30."""
+    base = {"class": "MLP", "params": 1_000_000, "dtypes": {"float32": 1_000_000}, "device": "cpu",
+            "compiled": False, "convs": 0, "where": "train.py:30", "autocast": None, "input_layout": None,
+            "optimizer": {"class": "Adam", "foreach": None, "fused": None, "takes": ["foreach", "fused"]},
+            "flags": {"matmul_precision": "highest", "allow_tf32": False, "cudnn_benchmark": False},
+            "capability": None}
+    base.update(fields)
+    return base
+
+
+def on_cuda(capability=(8, 0), **fields) -> dict:
+    """The same model on a GPU of this compute capability (the CUDA seam: facts a GPU run records)."""
+    return model(device="cuda:0", capability=list(capability), **fields)

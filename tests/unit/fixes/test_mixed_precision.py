@@ -1,6 +1,6 @@
 from gpuprof.advice import fixes
 from gpuprof.advice.fixes import mixed_precision
-from tests.unit.fixes.cases import evidence, gpu, situation
+from tests.unit.fixes.cases import evidence, gpu, model, on_cuda, situation
 
 
 def test_a_busy_gpu_gets_bf16_autocast():
@@ -8,6 +8,26 @@ def test_a_busy_gpu_gets_bf16_autocast():
     assert "torch.autocast('cuda', dtype=torch.bfloat16)" in built["snippet"] and "97% busy" in built["why"]
 
 
-def test_only_for_compute_on_a_gpu():
+def test_only_for_compute_bound_runs():
     assert mixed_precision.build(evidence(**gpu()), situation("input.cpu")) is None
-    assert fixes.get("mixed-precision").needs_gpu
+    assert mixed_precision.build(evidence(model=model(), cpu_flags=("avx512_bf16",)), situation("input.cpu")) is None
+
+
+def test_a_cpu_with_bf16_instructions_gets_cpu_autocast_at_the_model_call_and_no_invented_number():
+    built = mixed_precision.build(evidence(model=model(), cpu_flags=("avx512f", "avx512_bf16")), situation("compute", 0.95))
+    assert built["where"] == "train.py:30" and "torch.autocast('cpu', dtype=torch.bfloat16)" in built["snippet"]
+    assert built["estimated_speedup"] is None and built["prior"] > 1 and built["change"] == {"autocast": True}
+    assert "gpuprof try --fix mixed-precision" in built["why"]
+
+
+def test_not_offered_without_fast_low_precision_or_when_autocast_is_on_already():
+    compute = situation("compute", 0.95)
+    assert mixed_precision.build(evidence(model=model(), cpu_flags=("avx512f",)), compute) is None
+    assert mixed_precision.build(evidence(model=model(autocast="bfloat16"), cpu_flags=("amx_bf16",)), compute) is None
+    assert mixed_precision.build(evidence(model=model(dtypes={"bfloat16": 10}), cpu_flags=("amx_bf16",)), compute) is None
+    assert mixed_precision.build(evidence(**gpu(gpu_util=0.9), model=on_cuda((6, 1))), compute) is None
+
+
+def test_an_older_gpu_gets_float16_with_a_grad_scaler():
+    built = mixed_precision.build(evidence(**gpu(gpu_util=0.9), model=on_cuda((7, 5))), situation("compute", 0.9))
+    assert "dtype=torch.float16" in built["snippet"] and "GradScaler" in built["snippet"]

@@ -1,0 +1,32 @@
+"""channels-last: a convolutional model fed NCHW images runs its convolutions in the NHWC layout
+the fast kernels want (tensor cores on a GPU, oneDNN on a CPU) once model and inputs are in
+torch.channels_last. Offered when the model has 2-D/3-D convolutions and its image inputs are not
+channels-last already; the gain depends on the layers, so it is measured, not estimated."""
+
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu, where
+
+PRIOR_GPU = 1.2
+PRIOR_CPU = 1.05
+
+
+def build(ev, s):
+    model = compute_model(ev, s)
+    if model is None or not model.get("convs") or model.get("input_layout") != "nchw":
+        return None
+    return {"estimated_speedup": None, "prior": PRIOR_GPU if on_gpu(model) else PRIOR_CPU, "where": where(model),
+            "detail": f"model and inputs in torch.channels_last ({model['convs']} convolution layers take NCHW "
+                      "images today)",
+            "snippet": "model = model.to(memory_format=torch.channels_last)   # once\n"
+                       "x = x.to(memory_format=torch.channels_last)           # each batch",
+            "why": f"{model['convs']} convolution layers get NCHW inputs; " +
+                   not_estimated("channels-last", "NHWC kernels are faster for some layers and slower for others"),
+            "change": {"channels_last": True}}
+
+
+def keep(settings, loader, framework=None):
+    return "model.to(memory_format=torch.channels_last) once and x.to(memory_format=torch.channels_last) each batch"
+
+
+FIX = Fix(id="channels-last", title="Use the channels-last memory layout", effort=1, addresses=("compute",),
+          build=build, try_keys=("channels_last",), keep=keep)

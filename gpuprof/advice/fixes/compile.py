@@ -1,0 +1,31 @@
+"""compile: torch.compile of the trained model, which fuses its operators and cuts the Python
+overhead of each step. It costs compile time at the start (and again for each new input shape);
+`gpuprof try --fix compile` reports that time apart from the step time and after how many steps it
+pays back. Not offered for a model already compiled."""
+
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.model_terms import compute_model, not_estimated, where
+
+PRIOR = 1.2
+
+
+def build(ev, s):
+    model = compute_model(ev, s)
+    if model is None or model.get("compiled"):
+        return None
+    return {"estimated_speedup": None, "prior": PRIOR, "where": where(model),
+            "detail": f"compile the {model.get('class') or 'model'} once, before the training loop; the first steps "
+                      "take longer while it compiles",
+            "snippet": "model = torch.compile(model)   # once, before the training loop",
+            "why": "the model's own operators are the step; " +
+                   not_estimated("compile", "the gain depends on what torch.compile can fuse, and it costs compile "
+                                            "time first"),
+            "change": {"compile_model": True}}
+
+
+def keep(settings, loader, framework=None):
+    return "model = torch.compile(model) once, before the training loop"
+
+
+FIX = Fix(id="compile", title="Compile the model (torch.compile)", effort=1, addresses=("compute",),
+          build=build, try_keys=("compile_model",), keep=keep)

@@ -1,0 +1,46 @@
+"""fused-optimizer: an optimizer that updates its parameters one tensor at a time does it in one
+fused kernel (fused=True, on a GPU) or in a few multi-tensor calls (foreach=True, on a CPU, where
+torch's default is the per-tensor loop). Offered when the optimizer takes the option and does not
+use it. Not estimated: on this project's CPU-only machine foreach=True for Adam measured from 0.83x
+to 1.4x of the step (docs/benchmarks.md); the optimizer's sampled share of the step bounds the gain,
+and a prior below that bound ranks it until `gpuprof try --fix fused-optimizer` measures it."""
+
+from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.model import cheaper_share
+from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+
+PRIOR = 1.1
+
+
+def build(ev, s):
+    model = compute_model(ev, s)
+    optimizer = (model or {}).get("optimizer") or {}
+    takes = optimizer.get("takes") or ()
+    if not optimizer or optimizer.get("fused") or not ev.optimizer_share:
+        return None
+    gpu = on_gpu(model)
+    option = "fused" if gpu and "fused" in takes else "foreach" if not gpu and "foreach" in takes else None
+    if option is None or (option == "foreach" and optimizer.get("foreach")):
+        return None
+    bound = cheaper_share(ev.optimizer_share, 1.0)
+    if bound < MIN_GAIN:
+        return None
+    name = optimizer.get("class") or "the optimizer"
+    return {"estimated_speedup": None, "prior": min(PRIOR, bound), "where": None,
+            "detail": f"{name}(..., {option}=True)" + (" (on a CPU torch's default is one tensor at a time)"
+                                                       if option == "foreach" else ""),
+            "snippet": f"optimizer = torch.optim.{name}(model.parameters(), ..., {option}=True)",
+            "why": f"the optimizer step is {pct(ev.optimizer_share)} of each step (sampled), so even a free one makes "
+                   f"a step at most {bound:.2f}x faster; " +
+                   not_estimated("fused-optimizer", f"how much {option}=True saves depends on the parameters' count and "
+                                                    "sizes"),
+            "change": {f"optimizer_{option}": True}}
+
+
+def keep(settings, loader, framework=None):
+    option = "fused" if settings.get("optimizer_fused") else "foreach"
+    return f"pass {option}=True where the optimizer is built"
+
+
+FIX = Fix(id="fused-optimizer", title="Use the optimizer's fused or multi-tensor step", effort=1,
+          addresses=("compute",), build=build, try_keys=("optimizer_foreach", "optimizer_fused"), keep=keep)

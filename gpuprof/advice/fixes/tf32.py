@@ -1,0 +1,34 @@
+"""tf32: on an Ampere or later GPU, float32 matmuls and convolutions on tensor cores in TF32 (10-bit
+mantissa inputs, float32 accumulation). Offered when the model trains in float32 without autocast
+and the matmul precision is 'highest'. A prior, measured by `gpuprof try --fix tf32`."""
+
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.model_terms import AMPERE, capability, compute_model, mostly_float32, not_estimated, on_gpu
+
+PRIOR = 1.3
+
+
+def build(ev, s):
+    model = compute_model(ev, s)
+    if model is None or not on_gpu(model) or model.get("autocast") or not mostly_float32(model):
+        return None
+    cap = capability(model)
+    flags = model.get("flags") or {}
+    if cap is None or cap < AMPERE or flags.get("matmul_precision") != "highest" or flags.get("allow_tf32"):
+        return None
+    return {"estimated_speedup": None, "prior": PRIOR, "where": None,
+            "detail": "let float32 matmuls use TF32 tensor cores: torch.set_float32_matmul_precision('high')",
+            "snippet": "torch.set_float32_matmul_precision('high')   # once, at start-up\n"
+                       "torch.backends.cudnn.allow_tf32 = True",
+            "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
+                   not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
+            "change": {"allow_tf32": True}}
+
+
+def keep(settings, loader, framework=None):
+    return "torch.set_float32_matmul_precision('high') at start-up"
+
+
+FIX = Fix(id="tf32", title="Allow TF32 matmuls on tensor cores", effort=1, addresses=("compute",), build=build,
+          needs_gpu=True, try_keys=("allow_tf32",), keep=keep,
+          variant_caution=lambda change: "float32 matmuls round their inputs to 10 mantissa bits")

@@ -1,0 +1,219 @@
+"""What the trained model is and how it runs, noted once: the model-side fixes rest on it.
+
+After the first optimizer step a forward pre-hook and a forward hook (module-wide, for one step
+only) note the outermost modules called: the line that calls each, whether autocast was on, the
+memory format of its image-shaped inputs. At the second optimizer step the hooks are gone and the
+module holding most of the parameters the optimizer updates is taken as the model: its class,
+parameter dtypes and device, whether it is compiled, its convolutions, the optimizer's class and
+its foreach/fused settings, the global matmul flags and what the device supports. One event; the
+program's steps after the second run as they did.
+
+Other probes (the `try` variants) ask to be told the model and optimizer (`on_model`)."""
+
+import time
+import weakref
+
+from . import boot
+from .where import user_location
+from ..record import kinds
+
+_listeners = []      # (model, optimizer) -> None, called once the model is known
+_state = {"steps": 0, "handles": [], "depth": 0, "calls": {}, "optimizer": None, "done": False}
+MAX_OUTERMOST = 64   # outermost modules noted in the one observed step
+
+
+def on_model(func) -> None:
+    _listeners.append(func)
+
+
+def install(torch) -> None:
+    from torch.optim.optimizer import register_optimizer_step_post_hook
+    import os
+    _state["torch"] = torch
+    _state["torch_dir"] = os.path.dirname(os.path.abspath(torch.__file__))
+    _state["step_handle"] = register_optimizer_step_post_hook(_after_step)
+    boot.at_fork_child(_reset_in_child)
+
+
+def _reset_in_child() -> None:
+    _remove_hooks()
+    _state.update(steps=0, depth=0, calls={}, optimizer=None, done=True)   # a worker trains nothing
+
+
+def after_next_step(func) -> None:
+    """Call func(previous step's seconds, next step's seconds) once the step after the model became
+    known is over (a change made then shows its one-off cost in that step)."""
+    _state.setdefault("next_step", []).append(func)
+
+
+def _after_step(optimizer, args, kwargs) -> None:
+    now = time.monotonic()
+    try:
+        if _state["done"]:
+            _finish_next_step(now)
+            return
+        _state["steps"] += 1
+        _state.setdefault("times", []).append(now)
+        if _state["steps"] == 1:
+            _state["optimizer"] = weakref.ref(optimizer)
+            _watch_one_step()
+        else:
+            _remove_hooks()
+            _state["done"] = True
+            _conclude(optimizer)
+            if not _state.get("next_step"):
+                _stop_watching_steps()
+    except Exception:
+        _remove_hooks()
+        _state["done"] = True
+        _stop_watching_steps()
+
+
+def _finish_next_step(now: float) -> None:
+    callbacks, _state["next_step"] = _state.get("next_step") or [], []
+    _stop_watching_steps()
+    first, second = _state["times"][-2:]
+    for func in callbacks:
+        try:
+            func(second - first, now - second)
+        except Exception:
+            pass
+
+
+def _stop_watching_steps() -> None:
+    handle = _state.pop("step_handle", None)
+    if handle is not None:
+        handle.remove()
+
+
+def _watch_one_step() -> None:
+    from torch.nn.modules.module import register_module_forward_hook, register_module_forward_pre_hook
+    from . import steps
+    compiled = steps.compiled_modules()
+    if compiled:
+        # A compiled module warns under module-wide hooks: watch the compiled ones themselves.
+        _state["handles"] = [m.register_forward_pre_hook(_before_forward) for m in compiled] + \
+                            [m.register_forward_hook(_after_forward) for m in compiled]
+    else:
+        _state["handles"] = [register_module_forward_pre_hook(_before_forward),
+                             register_module_forward_hook(_after_forward)]
+
+
+def _remove_hooks() -> None:
+    handles, _state["handles"] = _state["handles"], []
+    for handle in handles:
+        handle.remove()
+
+
+def _before_forward(module, inputs):
+    depth = _state["depth"]
+    _state["depth"] = depth + 1
+    if depth == 0 and id(module) not in _state["calls"] and len(_state["calls"]) < MAX_OUTERMOST:
+        try:
+            _state["calls"][id(module)] = _call_facts(module, inputs)
+        except Exception:
+            pass
+    return None
+
+
+def _after_forward(module, inputs, output):
+    _state["depth"] = max(_state["depth"] - 1, 0)
+    return None
+
+
+def _call_facts(module, inputs) -> dict:
+    torch = _state["torch"]
+    device = _device_of(module)
+    kind = device.split(":")[0] if device else "cpu"
+    autocast = None
+    try:
+        if torch.is_autocast_enabled(kind):
+            autocast = str(torch.get_autocast_dtype(kind)).replace("torch.", "")
+    except Exception:
+        pass
+    images = [x for x in inputs if isinstance(x, torch.Tensor) and x.dim() == 4]
+    layout = None
+    if images:
+        x = images[0]
+        layout = "channels_last" if x.is_contiguous(memory_format=torch.channels_last) and not x.is_contiguous() \
+            else "nchw"
+    return {"module": weakref.ref(module), "where": user_location((_state["torch_dir"],)), "autocast": autocast,
+            "input_layout": layout}
+
+
+def _device_of(module):
+    for p in module.parameters():
+        return str(p.device)
+    return None
+
+
+def _conclude(optimizer) -> None:
+    calls, _state["calls"] = _state["calls"], {}
+    trained = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    best, best_count = None, 0
+    for facts in calls.values():
+        module = facts["module"]()
+        if module is None:
+            continue
+        count = sum(1 for p in module.parameters() if id(p) in trained)
+        if count > best_count:
+            best, best_count = (module, facts), count
+    if best is None:
+        return
+    module, facts = best
+    boot.emit(dict(describe(module, optimizer, _state["torch"]), k=kinds.MODEL, t=time.monotonic(),
+                   where=facts["where"], autocast=facts["autocast"], input_layout=facts["input_layout"]))
+    for listener in _listeners:
+        try:
+            listener(module, optimizer)
+        except Exception:
+            pass
+
+
+def describe(module, optimizer, torch) -> dict:
+    """The facts about a model and its optimizer that decide which model-side fixes apply."""
+    dtypes, params, device = {}, 0, None
+    for p in module.parameters():
+        params += p.numel()
+        name = str(p.dtype).replace("torch.", "")
+        dtypes[name] = dtypes.get(name, 0) + p.numel()
+        device = device or str(p.device)
+    inner = getattr(module, "_orig_mod", module)
+    convs = sum(1 for m in inner.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.Conv3d)))
+    compiled = inner is not module or getattr(module, "_compiled_call_impl", None) is not None \
+        or hasattr(getattr(module, "forward", None), "_torchdynamo_orig_callable")
+    return {"class": type(inner).__name__, "params": params, "dtypes": dtypes, "device": device,
+            "compiled": bool(compiled), "convs": convs, "optimizer": _optimizer_facts(optimizer),
+            "flags": _flags(torch), "capability": _capability(torch, device)}
+
+
+def _optimizer_facts(optimizer) -> dict:
+    import inspect
+    cls = type(optimizer)
+    try:
+        accepted = set(inspect.signature(cls.__init__).parameters)
+    except (TypeError, ValueError):
+        accepted = set()
+    defaults = getattr(optimizer, "defaults", {}) or {}
+    return {"class": cls.__name__, "module": cls.__module__, "foreach": defaults.get("foreach"),
+            "fused": defaults.get("fused"), "takes": sorted(accepted & {"foreach", "fused"})}
+
+
+def _flags(torch) -> dict:
+    out = {}
+    try:
+        out["matmul_precision"] = torch.get_float32_matmul_precision()
+        out["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        out["cudnn_benchmark"] = bool(torch.backends.cudnn.benchmark)
+    except Exception:
+        pass
+    return out
+
+
+def _capability(torch, device):
+    if not device or not device.startswith("cuda"):
+        return None
+    try:
+        return list(torch.cuda.get_device_capability(torch.device(device)))
+    except Exception:
+        return None
