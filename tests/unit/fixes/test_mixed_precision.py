@@ -1,4 +1,3 @@
-from gpuprof.advice import fixes
 from gpuprof.advice.fixes import mixed_precision
 from tests.unit.fixes.cases import evidence, gpu, model, on_cuda, situation
 
