@@ -63,6 +63,7 @@ class Evidence:
     optimizer_share: float = None         # the optimizer step's sampled share of a step
     model: dict = None                    # the trained model as the probes noted it (probes.model_facts)
     cpu_flags: tuple = ()                 # the CPU's instructions the model-side advice asks about
+    throttled_share: float = None         # share of the run the job's cgroup CPU quota throttled it
 
     @property
     def inline_producer(self) -> bool:
@@ -109,6 +110,11 @@ def gather(sections: dict) -> Evidence:
     ev.disk_busy = (system.get("disk") or {}).get("busy")
     memory = system.get("memory") or {}
     ev.memory_available = memory.get("available_bytes")
+    limit = system.get("cpu_limit") or {}
+    if limit.get("memory_limit_bytes"):
+        # A cgroup's memory limit bounds the job whatever the host has free.
+        ev.memory_available = min(ev.memory_available or limit["memory_limit_bytes"], limit["memory_limit_bytes"])
+    ev.throttled_share = limit.get("throttled_share")
     ev.open_files_limit = memory.get("open_files_limit")
     ev.process_rss = job.get("process_rss_peak_bytes")
     if loaders:

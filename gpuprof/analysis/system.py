@@ -33,6 +33,7 @@ def summarize_system(system: dict) -> dict:
         "sampled_s": span,
         "cpu_count": system.get("cpu_count"),
         "cpu_flags": system.get("cpu_flags"),
+        "cpu_limit": _cpu_limit(system.get("cpu_limit"), span),
         "cpu": cpu,
         "job": {
             "cpu_user_s": user_s,
@@ -122,3 +123,14 @@ def job_gpu_util(gpus: list):
     """Mean utilisation of the job's GPUs (0..1), None without a figure."""
     values = [g["util_gpu"] for g in job_gpus(gpus) if g.get("util_gpu") is not None]
     return sum(values) / len(values) if values else None
+
+
+def _cpu_limit(limit, span):
+    """The cores the job may use and why, with the share of the run its cgroup was throttled."""
+    if not limit:
+        return None
+    out = dict(limit)
+    throttled = limit.get("throttled") or {}
+    if throttled.get("seconds") is not None and span:
+        out["throttled_share"] = round(min(throttled["seconds"] / span, 1.0), 4)
+    return out

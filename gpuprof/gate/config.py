@@ -15,6 +15,7 @@ KEYS = {
     "min_samples_per_second": float,
     "min_gpu_util": float,
     "max_regression": float,
+    "max_p90_step": float,
     "baseline": str,
 }
 

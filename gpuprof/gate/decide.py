@@ -55,6 +55,9 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
         result.checks.append(_at_least("min_samples_per_second", "samples per second",
                                        steps.get("samples_per_second"), thresholds["min_samples_per_second"],
                                        f"over {steps.get('measured', 0)} steps"))
+    if "max_p90_step" in thresholds:
+        result.checks.append(_at_most("max_p90_step", "90th percentile step time (s)", steps.get("p90_step_s"),
+                                      thresholds["max_p90_step"], f"over {steps.get('measured', 0)} steps"))
     if "min_gpu_util" in thresholds:
         status = (report.get("system") or {}).get("gpu_status") or {}
         result.checks.append(_at_least("min_gpu_util", "GPU utilisation", gpu_util(report),

@@ -12,6 +12,8 @@ def fmt(value, name: str) -> str:
         return f"{value:.1%}"
     if name == "max_regression":
         return f"{value:+.1%}"
+    if name == "max_p90_step":
+        return f"{value * 1e3:.1f} ms"
     return f"{value:.1f}"
 
 

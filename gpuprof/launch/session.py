@@ -115,9 +115,10 @@ class RunSession:
         from gpuprof.samplers.nvml import NvmlSampler
         from gpuprof.samplers.periodic import Periodic
         from gpuprof.samplers.procfs import default_source
+        from gpuprof.samplers.cgroups import JobLimits
         from gpuprof.samplers.system import SystemSampler
 
-        self.system = SystemSampler(default_source(pid), self.clock)
+        self.system = SystemSampler(default_source(pid), self.clock, limits=JobLimits(pid))
         system_loop = Periodic(self.system.tick, self.options.interval, "gpuprof-system", self.clock)
         self._threads.append(system_loop)
         nvml, reason = (self.nvml_loader() if self.options.gpu else (None, "GPU sampling turned off (--no-gpu)"))

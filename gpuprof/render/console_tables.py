@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuprof.render.console_layout import hanging
-from gpuprof.render.units import pct, plural, rate, seconds, size
+from gpuprof.render.units import pct, plural, rate, seconds, size, spread_text
 
 
 def loop_table(report: dict):
@@ -22,7 +22,7 @@ def loop_table(report: dict):
               }.get(steps.get("source"), "steps")
     table.add_row("steps", f"{steps['count']} {source}; {steps.get('measured', 0)} measured after "
                   f"{plural(steps.get('warmup', 0), 'warm-up step')}")
-    table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}")
+    table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}{spread_text(steps)}")
     wait_from = {"dataloader": "blocked in the DataLoader",
                  "before-first-forward": "between a step's end and the next forward",
                  "sampled": f"making batches inside the step, in {steps.get('data_wait_where') or 'host code'} (sampled)"

@@ -10,7 +10,7 @@ from gpuprof.analysis.timeline import build_timeline
 from gpuprof.render.html_assets import SCRIPT, STYLE
 from gpuprof.render.html_plots import (cpu_plot, disk_plot, gpu_plots, memory_plot, pressure_plot,
                                        rank_plot, step_plot, time_frame, try_plot, worker_plot)
-from gpuprof.render.units import command_line, gain, other_interpreter, pct, plural, rate, seconds, size
+from gpuprof.render.units import command_line, gain, other_interpreter, pct, plural, rate, seconds, size, spread_text
 
 
 def render(report: dict, options) -> str:
@@ -125,7 +125,7 @@ def _figures(report: dict) -> str:
     rows = []
     if steps.get("count"):
         rows.append(("steps", f"{steps['count']} ({steps.get('measured', 0)} measured, from {steps.get('source')})"))
-        rows.append(("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}"))
+        rows.append(("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}{spread_text(steps)}"))
         rows.append(("waiting for data", f"{pct(steps.get('data_wait_share'))} of step time"))
         if steps.get("samples_per_second"):
             rows.append(("throughput", f"{steps['samples_per_second']:.1f} samples/s"))

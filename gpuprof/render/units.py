@@ -77,3 +77,12 @@ def command_line(report: dict) -> str:
     if argv and os.path.isabs(argv[0]):
         argv[0] = os.path.basename(argv[0])
     return " ".join(argv)
+
+
+def spread_text(steps: dict) -> str:
+    """`, p90 X, p99 Y, slowest Z` of the measured steps, where the record has them (a median and a
+    mean alone hide periodic slow steps)."""
+    if steps.get("p90_step_s") is None:
+        return ""
+    return (f", p90 {seconds(steps['p90_step_s'])}, p99 {seconds(steps.get('p99_step_s'))}, "
+            f"slowest {seconds(steps.get('max_step_s'))}")

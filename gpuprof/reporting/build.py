@@ -47,6 +47,25 @@ def program_identity(meta: dict) -> dict:
     return {"kind": kind, "name": name}
 
 
+THROTTLED_NOTABLE = 0.05     # share of the run the job's cgroup was throttled that the report names
+
+
+def limit_notes(limit) -> list:
+    """What the job's CPU limits change in the figures, and a throttled cgroup with its fix."""
+    if not limit:
+        return []
+    notes = []
+    if limit.get("cpus") is not None and limit["cpus"] < limit.get("host_cpus", 0):
+        notes.append(f"the job may use {limit['cpus']:g} of the host's {limit['host_cpus']} CPUs ({limit['source']}): "
+                     "every core count and estimate here counts those")
+    share = limit.get("throttled_share")
+    if share is not None and share >= THROTTLED_NOTABLE:
+        notes.append(f"the job's cgroup was throttled {share:.0%} of the run (its CPU quota of {limit.get('quota_cpus')} "
+                     "cores ran out within periods): use fewer DataLoader workers or intra-op threads, or ask for a "
+                     "larger CPU quota")
+    return notes
+
+
 def build_report(record: dict, run_dir: str = None) -> dict:
     meta = record.get("meta", {})
     gpus, gpu_status = summarize_gpus(record.get("gpu", {}))
@@ -61,6 +80,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append(f"no GPU figures: {gpu_status['reason']}")
     if system.get("late_ticks"):
         notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
+    notes.extend(limit_notes(system.get("cpu_limit")))
     if meta.get("signal") == "SIGKILL":
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     probes_on = (meta.get("settings") or {}).get("probes", True)

@@ -23,9 +23,15 @@ SYSTEM_COLUMNS = {
 
 
 class SystemSampler:
-    def __init__(self, source, clock, max_rows: int = 20000):
+    #: Ticks at which the job's CPU and memory limits are read (a launcher such as taskset sets the
+    #: affinity just after the start); read again when the run is saved.
+    LIMIT_TICKS = (1, 10)
+
+    def __init__(self, source, clock, max_rows: int = 20000, limits=None):
         self.source = source
         self.clock = clock
+        self.limits = limits         # gpuprof.samplers.cgroups.JobLimits, or None (the host's CPU count)
+        self._ticks = 0
         self.store = ColumnStore(SYSTEM_COLUMNS, max_rows=max_rows)
         self.processes = {}          # (pid, start) -> summary of each process ever seen in the tree
         self._last_proc = {}         # (pid, start) -> last ProcReading
@@ -34,6 +40,12 @@ class SystemSampler:
         self._memory_counters = read_counters()
 
     def tick(self) -> None:
+        self._ticks += 1
+        if self.limits is not None:
+            if self._ticks in self.LIMIT_TICKS:
+                self.limits.observe()
+            else:
+                self.limits.sample()
         now = self.clock()
         machine = self.source.machine()
         tree = self.source.tree()
@@ -119,6 +131,12 @@ class SystemSampler:
         data = self.store.to_dict()
         data["interval_s"] = interval
         data["cpu_count"] = os.cpu_count() or 1
+        if self.limits is not None:
+            self.limits.observe()
+            limit = self.limits.to_dict()
+            data["cpu_limit"] = limit
+            # Cores the job may use: the affinity mask or the cgroup's quota where smaller than the host.
+            data["cpu_count"] = max(1, int(limit["cpus"] + 0.5))
         data["cpu_flags"] = cpu_flags()
         data["has_pressure"] = any(v is not None for v in data["columns"].get("psi_io_some", []))
         data["processes"] = sorted(self.processes.values(), key=lambda p: p["first_seen"])

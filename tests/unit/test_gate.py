@@ -139,3 +139,12 @@ def test_a_disturbed_baseline_round_does_not_hide_a_regression():
     slower = [report(median=m) for m in (0.0125, 0.0124, 0.0126, 0.0125)]
     result = decide(slower[0], {"max_regression": 0.15}, base[0], rounds=slower[1:], baseline_rounds=base[1:])
     assert result.checks[0].status == FAIL
+
+
+def test_p90_step_time_bounds_the_slow_steps_a_median_hides():
+    periodic = report(median=0.010)
+    periodic["steps"]["p90_step_s"] = 0.250          # every tenth step evaluates
+    assert statuses(decide(periodic, {"max_p90_step": 0.1})) == {"max_p90_step": FAIL}
+    assert statuses(decide(periodic, {"max_p90_step": 0.25})) == {"max_p90_step": PASS}
+    assert statuses(decide(report(), {"max_p90_step": 0.1})) == {"max_p90_step": MISSING}
+    assert "250.0 ms" in junit_xml(decide(periodic, {"max_p90_step": 0.1}), "report.json")

@@ -55,13 +55,16 @@ def build(ev, s):
     need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
     producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
     if kind == "input.cpu":
-        suggested = max(n + 1, min(max(ev.cpu_count, 2), max(2, math.ceil(need) + 1)))
+        # At most one worker per core the job may use (one, under a one-core affinity or quota).
+        suggested = max(n + 1, min(ev.cpu_count, max(2, math.ceil(need) + 1)))
         if ev.inline_producer:
             # Workers free the training thread: they may use every core the compute phase leaves
-            # (at most all cores for 1 - w of the time) and other programs do not take.
+            # (at most all cores for 1 - w of the time) and other programs do not take. With a GPU
+            # the compute phase leaves the host a core at least; on a CPU-only machine the cores
+            # other programs (another rank among them) and the compute keep busy are not there.
             other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count
                         - (ev.cores_busy or 0.0), 0.0)
-            available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0)
+            available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
         else:
             available = producer_cores + ev.cores_free
         headroom = available / producer_cores if producer_cores > 0.05 else suggested
@@ -118,7 +121,7 @@ def build(ev, s):
         "detail": loader_detail(ev, detail),
         "snippet": snippet,
         "why": f"{pct(w)} of each step waits for data; producers run at {pct(ev.producer_cpu_ratio or 0)} CPU; "
-               f"{limit}; {suggested} workers make batches at most {k:.1f}x as fast as now, so a step is up to "
+               f"{limit}; {suggested} worker{'s' if suggested != 1 else ''} make{'s' if suggested == 1 else ''} batches at most {k:.1f}x as fast as now, so a step is up to "
                f"{math.floor(gain * 100) / 100:.2f}x faster{shipped}{bounded}{oversubscribed}",
         "change": change,
     }
