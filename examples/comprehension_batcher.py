@@ -22,7 +22,7 @@ def make_tokens(folder):
 
 
 def clean(row):
-    for _ in range(25):
+    for _ in range(50):
         row = torch.where(row >= VOCAB, row % VOCAB, row)
     return row
 

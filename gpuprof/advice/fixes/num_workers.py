@@ -65,6 +65,8 @@ def build(ev, s):
             other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count
                         - (ev.cores_busy or 0.0), 0.0)
             available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
+            if not ev.gpu and available < producer_cores:
+                return None     # workers would only take turns with the training on the cores left: no overlap
         else:
             available = producer_cores + ev.cores_free
         headroom = available / producer_cores if producer_cores > 0.05 else suggested
