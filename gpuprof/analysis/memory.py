@@ -90,6 +90,7 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
         findings.append(paging)
     out["findings"] = findings
     out["oom"] = _oom([e for e in exceptions if e.get("memory")], meta, system, steps)
+    out["shm"] = _shm([e for e in exceptions if e.get("shm")], system, steps)
     return out
 
 
@@ -201,3 +202,16 @@ def _oom(exceptions, meta: dict, system: dict, steps: dict):
         return {"kind": "oom-killer", "at_step": at_step,
                 "how": f"the kernel's out-of-memory killer ended the job after {at_step} step{'s' if at_step != 1 else ''}"}
     return None
+
+
+def _shm(exceptions, system: dict, steps: dict):
+    """A DataLoader worker that ran out of shared memory (/dev/shm), or None."""
+    if not exceptions:
+        return None
+    limit = system.get("cpu_limit") or {}
+    at_step = steps.get("count") or 0
+    size = limit.get("shm_bytes")
+    return {"kind": "shared-memory", "at_step": at_step, "shm_bytes": size,
+            "shm_free_min_bytes": limit.get("shm_free_min_bytes"),
+            "how": (f"a DataLoader worker could not put a batch in shared memory after {at_step} "
+                    f"step{'s' if at_step != 1 else ''}" + (f" (/dev/shm holds {size / 2**20:.0f} MiB)" if size else ""))}

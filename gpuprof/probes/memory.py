@@ -113,7 +113,7 @@ def _watch_exceptions() -> None:
         try:
             boot.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
                        "module": getattr(kind, "__module__", None),
-                       "memory": _is_out_of_memory(kind), "rss": _rss()})
+                       "memory": _is_out_of_memory(kind), "shm": _is_out_of_shared_memory(value), "rss": _rss()})
             _flush()
             boot.flush()
         except Exception:
@@ -122,6 +122,19 @@ def _watch_exceptions() -> None:
 
     excepthook.__wrapped__ = previous
     sys.excepthook = excepthook
+
+
+SHARED_MEMORY_SIGNS = ("shared memory", "(shm)", "/dev/shm")
+
+
+def _is_out_of_shared_memory(value) -> bool:
+    """A DataLoader worker that could not put a batch in shared memory: torch says "unable to allocate
+    shared memory(shm)", or, for a worker killed by SIGBUS, that workers may be "out of shared memory"."""
+    try:
+        text = str(value).lower()
+    except Exception:
+        return False
+    return any(sign in text for sign in SHARED_MEMORY_SIGNS)
 
 
 def _is_out_of_memory(kind) -> bool:

@@ -63,7 +63,10 @@ def gain(item: dict) -> str:
         return f"not estimated: gpuprof try --fix {item['id']}"
     if item.get("frees_bytes"):
         return f"frees about {size(item['frees_bytes'])}"
-    return "frees memory" if "memory.oom" in (item.get("addresses") or []) else "gain not estimated"
+    addresses = item.get("addresses") or []
+    if "memory.shm" in addresses:
+        return "lets the run finish"
+    return "frees memory" if "memory.oom" in addresses else "gain not estimated"
 
 
 def scaled(values, factor: float) -> list:

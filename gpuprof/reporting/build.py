@@ -11,6 +11,7 @@ from gpuprof.analysis.host_time import analyse_samples, training_cpu, use_sample
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
 from gpuprof.advice.oom import oom_advice, oom_verdict
+from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
@@ -120,6 +121,12 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
         verdict = oom_verdict(memory, verdict)
         advice = oom_advice(memory, probes["steps"].get("batch_size"))
+    elif memory.get("shm"):
+        verdict = shm_verdict(memory["shm"], verdict)
+        advice = shm_advice(memory["shm"], (probes.get("dataloaders") or [None])[0])
+    tight = shm_note(system, probes.get("dataloaders"))
+    if tight:
+        notes.append(tight)
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,

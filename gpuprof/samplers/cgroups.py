@@ -166,10 +166,26 @@ class JobLimits:
                       "memory_limit_bytes": memory_limit(memory, self.root),
                       "cgroup": {"version": cpu[2], "cpu": cpu[0]} if cpu else None}
         self.cpu_dir = cpu
+        total, _ = self._shm()
+        if total:
+            self.state["shm_bytes"] = total
         self.sample()
 
+    def _shm(self):
+        """(size, free bytes) of /dev/shm as the job sees it (its own mount namespace, through
+        /proc/PID/root: a container's or `unshare -m`'s tmpfs), or (None, None)."""
+        try:
+            stat = os.statvfs(os.path.join(self.root, f"proc/{self.pid}/root/dev/shm"))
+        except OSError:
+            return None, None
+        return stat.f_blocks * stat.f_frsize, stat.f_bavail * stat.f_frsize
+
     def sample(self) -> None:
-        """Read the job's CPU cgroup throttling (one small file; the sampler calls it every tick)."""
+        """Read the job's CPU cgroup throttling and /dev/shm's free space (the sampler calls it every tick)."""
+        if self.state is not None:
+            _, free = self._shm()
+            if free is not None:
+                self.state["shm_free_min_bytes"] = min(free, self.state.get("shm_free_min_bytes", free))
         cpu = self.cpu_dir
         throttled = throttling(cpu, self.root)
         if throttled is not None:

@@ -81,3 +81,22 @@ def test_a_process_gone_before_the_first_reading_leaves_the_host_count():
 
 def test_the_affinity_mask_of_a_live_process():
     assert cgroups.affinity(os.getpid()) == len(os.sched_getaffinity(0))
+
+
+def test_the_probe_knows_torchs_shared_memory_failures_from_others():
+    from gpuprof.probes.memory import _is_out_of_shared_memory
+    assert _is_out_of_shared_memory(RuntimeError("Caught RuntimeError in DataLoader worker process 0.\nRuntimeError: "
+                                                 "unable to allocate shared memory(shm) for file </torch_1_2_0>"))
+    assert _is_out_of_shared_memory(RuntimeError("DataLoader worker (pid 12) is killed by signal: Bus error. It is "
+                                                 "possible that dataloader's workers are out of shared memory."))
+    assert not _is_out_of_shared_memory(RuntimeError("CUDA out of memory"))
+
+
+def test_batches_in_flight_near_the_size_of_dev_shm_are_warned_of():
+    from gpuprof.advice.shm import in_flight_bytes, shm_note
+    loader = {"num_workers": 4, "prefetch_factor": 2, "batch": {"bytes": 4 * 2**20}, "where": "train.py:9"}
+    assert in_flight_bytes(loader) == 32 * 2**20
+    note = shm_note({"cpu_limit": {"shm_bytes": 64 * 2**20}}, [loader])
+    assert "32 MiB of batches are in flight" in note and "/dev/shm holds 64 MiB" in note
+    assert shm_note({"cpu_limit": {"shm_bytes": 8 * 2**30}}, [loader]) is None
+    assert shm_note({"cpu_limit": {"shm_bytes": 64 * 2**20}}, [dict(loader, num_workers=0)]) is None
