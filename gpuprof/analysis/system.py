@@ -100,13 +100,42 @@ def summarize_gpus(gpu: dict) -> tuple:
             "pcie_rx_mb_s": _scale(mean("pcie_rx_bps"), 1e-6),
             "pcie_tx_mb_s": _scale(mean("pcie_tx_bps"), 1e-6),
             "sm_clock_mhz": mean("sm_clock_mhz"),
+            "sm_clock_max_mhz": device.get("sm_clock_max_mhz"),
             "clock_events": device.get("clock_events", {}),
+            "slowdowns": _slowdowns(device.get("clock_events") or {}, len(columns.get("t") or [])),
             "job_memory_bytes": sum(device.get("job_memory", {}).values()) or None,
             "samples": len(columns.get("t") or []),
         })
     status = {"available": bool(gpu.get("available")) and bool(summaries),
               "reason": gpu.get("reason"), "driver": gpu.get("driver")}
     return summaries, status
+
+
+#: Clock-event reasons that slow a busy GPU down (idle, application clocks and sync boost do not).
+SLOWDOWNS = {"sw_power_cap": "the software power cap", "hw_slowdown": "a hardware slowdown",
+             "sw_thermal_slowdown": "software thermal slowdown", "hw_thermal_slowdown": "hardware thermal slowdown",
+             "hw_power_brake_slowdown": "the hardware power brake"}
+
+
+def _slowdowns(events: dict, samples: int) -> dict:
+    """{reason: share of the samples it was set in} for the reasons that slow a GPU down."""
+    if not samples:
+        return {}
+    return {name: round(min(events[name] / samples, 1.0), 3) for name in SLOWDOWNS if events.get(name)}
+
+
+def slowdown_notes(gpus: list) -> list:
+    """A GPU that ran measurably below its top SM clock while a slowdown reason held a tenth of the run."""
+    notes = []
+    for gpu in gpus or []:
+        top, mean = gpu.get("sm_clock_max_mhz"), gpu.get("sm_clock_mhz")
+        held = {k: v for k, v in (gpu.get("slowdowns") or {}).items() if v >= 0.1}
+        if not held or not top or mean is None or mean >= 0.9 * top:
+            continue
+        reasons = ", ".join(f"{SLOWDOWNS[k]} {v:.0%} of the run" for k, v in sorted(held.items(), key=lambda i: -i[1]))
+        notes.append(f"GPU {gpu.get('index')} ran at {mean:.0f} of its {top:.0f} MHz SM clock on average ({reasons}): "
+                     "every step is slower for it; check cooling and the power limit (nvidia-smi -q -d PERFORMANCE)")
+    return notes
 
 
 def _scale(value, factor):

@@ -15,7 +15,7 @@ from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
-from gpuprof.analysis.system import cores_busy_between, summarize_gpus, summarize_system
+from gpuprof.analysis.system import cores_busy_between, slowdown_notes, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 from gpuprof.record import kinds
 
@@ -82,6 +82,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     if system.get("late_ticks"):
         notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
     notes.extend(limit_notes(system.get("cpu_limit")))
+    notes.extend(slowdown_notes(gpus))
     if meta.get("signal") == "SIGKILL":
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     probes_on = (meta.get("settings") or {}).get("probes", True)

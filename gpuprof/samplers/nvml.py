@@ -75,7 +75,9 @@ class NvmlSampler:
                 memory = self.nvml.nvmlDeviceGetMemoryInfo(handle)
                 self._handles.append(handle)
                 self.devices.append({"index": index, "name": _text(self.nvml.nvmlDeviceGetName(handle)),
-                                     "mem_total": int(memory.total)})
+                                     "mem_total": int(memory.total),
+                                     "sm_clock_max_mhz": self._optional("max_clock", self.nvml.nvmlDeviceGetMaxClockInfo,
+                                                                        handle, CLOCK_SM)})
                 self.stores.append(ColumnStore(GPU_COLUMNS, max_rows=self.max_rows))
                 self.clock_events.append({})
                 self.job_memory.append({})

@@ -63,3 +63,29 @@ def test_unsupported_metrics_are_dropped_not_fatal(clock):
     assert sampler.available
     assert set(data["unsupported"]) == {"pcie", "pids"}
     assert data["gpus"][0]["series"]["columns"]["pcie_rx_bps"] == [None] * 3
+
+
+def test_a_gpu_held_below_its_top_clock_by_thermal_slowdown_is_named_with_its_share(clock):
+    from gpuprof.analysis.system import slowdown_notes, summarize_gpus
+    hot = load_fake_nvml().FakeNvml(sm_clock=1200, reasons=0x40 | 0x4)
+    sampler = sampler_for(hot, clock)
+    assert sampler.start()
+    for _ in range(10):
+        sampler.tick()
+        clock.advance(0.1)
+    gpus, _ = summarize_gpus(sampler.to_dict())
+    assert gpus[0]["sm_clock_max_mhz"] == 1980 and gpus[0]["sm_clock_mhz"] == 1200
+    assert gpus[0]["slowdowns"] == {"sw_power_cap": 1.0, "hw_thermal_slowdown": 1.0}
+    [note] = slowdown_notes(gpus)
+    assert note.startswith("GPU 0 ran at 1200 of its 1980 MHz SM clock") and "hardware thermal slowdown 100%" in note
+
+
+def test_a_power_cap_flag_at_full_clock_is_no_slowdown(clock):
+    from gpuprof.analysis.system import slowdown_notes, summarize_gpus
+    sampler = sampler_for(load_fake_nvml().FakeNvml(), clock)
+    assert sampler.start()
+    for _ in range(5):
+        sampler.tick()
+        clock.advance(0.1)
+    gpus, _ = summarize_gpus(sampler.to_dict())
+    assert gpus[0]["slowdowns"] == {"sw_power_cap": 1.0} and slowdown_notes(gpus) == []

@@ -25,8 +25,10 @@ class NVMLError_NotSupported(NVMLError):
 
 
 class FakeNvml:
-    def __init__(self, mode="ok", gpus=1, util=0.5, fail_after=3, job_pid=None):
+    def __init__(self, mode="ok", gpus=1, util=0.5, fail_after=3, job_pid=None, sm_clock=1980, reasons=0x4):
         self.mode = mode
+        self.sm_clock = sm_clock      # a thermally throttled GPU runs below its 1980 MHz top clock
+        self.reasons = reasons        # nvmlClocksEventReasons bits (0x4 the software power cap, 0x40 hw thermal)
         self.gpus = gpus
         self.util = util
         self.fail_after = fail_after
@@ -72,10 +74,13 @@ class FakeNvml:
         return 1000 if counter == NVML_PCIE_UTIL_RX_BYTES else 10
 
     def nvmlDeviceGetClockInfo(self, handle, clock):
+        return self.sm_clock
+
+    def nvmlDeviceGetMaxClockInfo(self, handle, clock):
         return 1980
 
     def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
-        return 0x4
+        return self.reasons
 
     def nvmlDeviceGetComputeRunningProcesses(self, handle):
         if self.mode == "not_supported":
