@@ -15,6 +15,7 @@ from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
+from gpuprof.analysis.spikes import describe as describe_spikes
 from gpuprof.analysis.system import cores_busy_between, slowdown_notes, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 from gpuprof.record import kinds
@@ -64,6 +65,18 @@ def limit_notes(limit) -> list:
         notes.append(f"the job's cgroup was throttled {share:.0%} of the run (its CPU quota of {limit.get('quota_cpus')} "
                      "cores ran out within periods): use fewer DataLoader workers or intra-op threads, or ask for a "
                      "larger CPU quota")
+    return notes
+
+
+def varying_step_notes(steps: dict) -> list:
+    """Slow steps at a steady interval, and a slow start, which a median and a mean hide."""
+    notes = []
+    if steps.get("periodic_slow_steps"):
+        notes.append(describe_spikes(steps["periodic_slow_steps"]))
+    start = steps.get("slow_start")
+    if start:
+        notes.append(f"the first {start['steps']} measured steps ran {start['times']:.1f}x slower than the rest "
+                     "(compilation, allocator or cache warm-up): the steady median leaves them out")
     return notes
 
 
@@ -125,6 +138,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     elif memory.get("shm"):
         verdict = shm_verdict(memory["shm"], verdict)
         advice = shm_advice(memory["shm"], (probes.get("dataloaders") or [None])[0])
+    notes.extend(varying_step_notes(probes["steps"]))
     tight = shm_note(system, probes.get("dataloaders"))
     if tight:
         notes.append(tight)
