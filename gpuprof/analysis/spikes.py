@@ -17,22 +17,33 @@ SLOW_START = 1.5       # the first tenth of the steps this much slower than the 
 
 def periodic_spikes(durations: list):
     """{every, count, extra_s, share, typical_s, median_s} for slow steps at a steady interval, or None.
-    `durations`: the measured steps' durations, in order."""
+    `durations`: the measured steps' durations, in order. The period is the step interval whose
+    lattice (every p-th step from some step on) holds the most slow steps, with at least ON_PERIOD of
+    its places slow: slow steps off the lattice (a busy machine's stalls) neither hide it nor count."""
     if len(durations) < 4 * MIN_SPIKES:
         return None
     median = statistics.median(durations)
     slow = [i for i, d in enumerate(durations) if d >= SPIKE * median and d - median >= SPIKE_MIN_S]
     if len(slow) < MIN_SPIKES:
         return None
-    gaps = [b - a for a, b in zip(slow, slow[1:])]
-    every = int(statistics.median(gaps))
-    if every < 2 or sum(1 for g in gaps if abs(g - every) <= 1) < ON_PERIOD * len(gaps):
+    slow_set, n = set(slow), len(durations)
+    candidates = {b - a for k, a in enumerate(slow[:200]) for b in slow[k + 1:k + 40]}
+    best = None
+    for every in sorted(p for p in candidates if 2 <= p <= n // MIN_SPIKES):
+        for first in {i % every for i in slow}:
+            places = range(first, n, every)
+            hits = [i for i in places if i in slow_set]
+            if len(hits) >= MIN_SPIKES and len(hits) >= ON_PERIOD * len(places) and \
+                    (best is None or len(hits) > len(best[1])):
+                best = (every, hits)
+    if best is None:
         return None
-    extra = sum(durations[i] - median for i in slow)
+    every, hits = best
+    extra = sum(durations[i] - median for i in hits)
     total = sum(durations)
-    return {"every": every, "count": len(slow), "extra_s": round(extra, 4),
+    return {"every": every, "count": len(hits), "extra_s": round(extra, 4),
             "share": round(extra / total, 4) if total else None,
-            "typical_s": round(statistics.median(durations[i] for i in slow), 4), "median_s": round(median, 4)}
+            "typical_s": round(statistics.median(durations[i] for i in hits), 4), "median_s": round(median, 4)}
 
 
 def slow_start(durations: list):
@@ -48,6 +59,36 @@ def slow_start(durations: list):
 
 
 def describe(spikes: dict) -> str:
+    what = (f"{spikes['where']} runs in them" if spikes.get("where") else
+            "work inside the loop every N steps (evaluation, checkpoint saving, logging)")
     return (f"every {spikes['every']} steps a step takes {spikes['typical_s'] * 1e3:.0f} ms instead of "
             f"{spikes['median_s'] * 1e3:.0f} ms ({spikes['count']} such steps, {spikes['share']:.0%} of the measured "
-            "time): work inside the loop every N steps (evaluation, checkpoint saving, logging) that the median hides")
+            f"time): {what}, which the median hides")
+
+
+IN_SLOW = 0.5          # a function on the stack in at least half the slow steps' sampled time ...
+MORE_THAN_ELSEWHERE = 0.3   # ... and in this much less of the ordinary steps' time runs in them
+
+
+def slow_step_function(events: list):
+    """The user function that runs in the slow steps and not (as much) in the others, from the stack
+    sampler's `slow_steps` tallies: 'name (file:line)', or None."""
+    slow, normal = {}, {}
+    slow_weight = normal_weight = 0
+    for event in events:
+        tally = event.get("slow_steps") or {}
+        slow_weight += tally.get("weight") or 0
+        normal_weight += tally.get("normal_weight") or 0
+        for key, weight in (tally.get("frames") or {}).items():
+            slow[key] = slow.get(key, 0) + weight
+        for key, weight in (tally.get("normal_frames") or {}).items():
+            normal[key] = normal.get(key, 0) + weight
+    if not slow_weight:
+        return None
+    scored = []
+    for key, weight in slow.items():
+        inside = weight / slow_weight
+        elsewhere = normal.get(key, 0) / normal_weight if normal_weight else 0.0
+        if inside >= IN_SLOW and inside - elsewhere >= MORE_THAN_ELSEWHERE:
+            scored.append((inside - elsewhere, inside, key))
+    return max(scored)[2] if scored else None

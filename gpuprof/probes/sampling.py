@@ -176,6 +176,9 @@ def _run(ident: int, native_id, stop) -> None:
     threads.emit(time.monotonic())
     stat = ProcFile(f"/proc/self/task/{native_id}/stat", 512, _is_stat) if native_id is not None else None
     previous = time.monotonic()
+    from . import steps
+    from .slow_steps import SlowSteps
+    slow = SlowSteps(steps._state, _classify, _display)
     while not stop.wait(INTERVAL):
         try:
             state = _thread_state(stat)
@@ -183,9 +186,10 @@ def _run(ident: int, native_id, stop) -> None:
             if frame is None:
                 break               # the training thread is gone
             kind, function = sample(frame)
-            del frame
             now = time.monotonic()
             weight = int((now - previous) * 1e6)
+            slow.add(frame, weight)
+            del frame
             previous = now
             key = kind if kind != "host" else "host:" + (function or "?")
             if key not in counts and len(counts) >= MAX_FUNCTIONS * 3:
@@ -194,15 +198,23 @@ def _run(ident: int, native_id, stop) -> None:
             counts[key] = counts.get(key, 0) + weight
             taken += 1
             if now >= next_emit:
-                boot.emit({"k": kinds.STACK_SAMPLES, "t": now, "n": taken, "weights": "us", "counts": counts})
+                event = {"k": kinds.STACK_SAMPLES, "t": now, "n": taken, "weights": "us", "counts": counts}
+                in_slow_steps = slow.take()
+                if in_slow_steps:
+                    event["slow_steps"] = in_slow_steps
+                boot.emit(event)
                 threads.emit(now)
                 counts, taken = {}, 0
                 next_emit = now + 1.0
         except Exception:
             break
-    if counts:
+    in_slow_steps = slow.take()
+    if counts or in_slow_steps:
         try:
-            boot.emit({"k": kinds.STACK_SAMPLES, "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts})
+            event = {"k": kinds.STACK_SAMPLES, "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts}
+            if in_slow_steps:
+                event["slow_steps"] = in_slow_steps
+            boot.emit(event)
         except Exception:
             pass
     if stat is not None:

@@ -15,7 +15,7 @@ from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
-from gpuprof.analysis.spikes import describe as describe_spikes
+from gpuprof.analysis.spikes import describe as describe_spikes, slow_step_function
 from gpuprof.analysis.system import cores_busy_between, slowdown_notes, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 from gpuprof.record import kinds
@@ -238,6 +238,8 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP))
     samples = [e for e in kind(kinds.STACK_SAMPLES) if e.get("pid") == steps.get("pid")]
     steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
+    if steps.get("periodic_slow_steps"):
+        steps["periodic_slow_steps"]["where"] = slow_step_function(samples)
     threads = training_cpu([e for e in kind(kinds.THREAD_CPU) if e.get("pid") == steps.get("pid")],
                            steps.get("window_start"), steps.get("window_end"))
     if threads is not None:

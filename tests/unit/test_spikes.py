@@ -25,3 +25,42 @@ def test_noise_and_irregular_slow_steps_are_no_period():
 def test_a_slow_start_is_named_and_a_steady_one_is_not():
     assert slow_start([0.2] * 5 + [0.05] * 45) == {"steps": 5, "times": 4.0}
     assert slow_start([0.05] * 50) is None
+
+
+def test_stalls_of_a_busy_machine_off_the_period_neither_hide_it_nor_count():
+    durations = [0.001] * 119
+    for i in range(8, 119, 10):
+        durations[i] = 0.3
+    for i in (10, 11, 12, 19, 101, 102, 103, 104):
+        durations[i] = 0.09
+    found = periodic_spikes(durations)
+    assert found["every"] == 10 and found["count"] == 12 and found["typical_s"] == 0.3
+
+
+def test_samples_taken_once_a_step_has_run_long_are_tallied_as_slow_with_every_user_frame():
+    from collections import namedtuple
+    from gpuprof.probes.slow_steps import SlowSteps
+
+    Code = namedtuple("Code", "co_name co_filename co_firstlineno")
+    Frame = namedtuple("Frame", "f_code f_back")
+
+    def frame(*names):
+        out = None
+        for name in reversed(names):
+            out = Frame(Code(name, "train.py", len(name)), out)
+        return out
+
+    now = [0.0]
+    state = {"count": 0, "last_end": 0.0}
+    slow = SlowSteps(state, classify=lambda code: "user", display=lambda path: path, clock=lambda: now[0])
+    for step in range(1, 21):                      # steps of 10 ms
+        now[0] = state["last_end"] = step * 0.01
+        state["count"] = step
+        slow.add(frame("forward", "train"), 100)
+    now[0] += 0.3                                 # 300 ms into the next step: an evaluation
+    slow.add(frame("forward", "estimate_loss", "train"), 20000)
+    taken = slow.take()
+    assert taken["steps"] == 1 and taken["weight"] == 20000
+    assert taken["frames"] == {"forward (train.py:7)": 20000, "estimate_loss (train.py:13)": 20000,
+                               "train (train.py:5)": 20000}
+    assert "estimate_loss (train.py:13)" not in taken["normal_frames"] and slow.take() is None

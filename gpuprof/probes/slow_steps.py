@@ -1,0 +1,74 @@
+"""What runs in the slow steps: each stack sample taken while the current step has already lasted
+SLOW times the recent median step (and 20 ms more) is added to the slow steps' tally, every other
+sample to the ordinary steps' tally. Each sample counts every user function on the stack (not only
+the innermost, which in an evaluation is the model's own forward, as in any step), so the analysis
+can name the function that runs in slow steps and not in others: `estimate_loss` called every 250
+steps, a checkpoint save, a logging call.
+
+Runs in the sampler's thread; reads the step count and the last step's end that the steps probe
+keeps, changes nothing."""
+
+import time
+from collections import deque
+
+SLOW = 3.0
+SLOW_MIN_S = 0.02
+RECENT = 64           # per-step durations the median is taken over
+KNOWN = 8             # ... needed before any sample is tallied
+USER_FRAMES = 6       # user frames counted per sample, innermost first
+MAX_FRAMES = 256      # distinct functions tallied per emit
+
+
+class SlowSteps:
+    def __init__(self, step_state: dict, classify, display, clock=time.monotonic):
+        self.state = step_state           # gpuprof.probes.steps._state: "count", "last_end"
+        self.classify = classify
+        self.display = display
+        self.clock = clock
+        self.count = step_state.get("count")
+        self.ended = step_state.get("last_end")
+        self.recent = deque(maxlen=RECENT)
+        self.slow, self.normal = {}, {}
+        self.slow_weight = self.normal_weight = 0
+        self.slow_steps = 0
+        self.counted = None               # the step last counted as slow
+
+    def add(self, frame, weight: int) -> None:
+        """One sample of the training thread's stack, `weight` microseconds."""
+        count, ended = self.state.get("count"), self.state.get("last_end")
+        if count != self.count:
+            if self.count is not None and count > self.count and ended is not None and self.ended is not None:
+                self.recent.append((ended - self.ended) / (count - self.count))
+            self.count, self.ended = count, ended
+        if ended is None or len(self.recent) < KNOWN:
+            return
+        median = sorted(self.recent)[len(self.recent) // 2]
+        slow = self.clock() - ended > max(SLOW * median, median + SLOW_MIN_S)
+        tally = self.slow if slow else self.normal
+        seen = set()
+        while frame is not None and len(seen) < USER_FRAMES:
+            code = frame.f_code
+            if self.classify(code) == "user" and code not in seen:
+                seen.add(code)
+                key = f"{code.co_name} ({self.display(code.co_filename)}:{code.co_firstlineno})"
+                if key in tally or len(tally) < MAX_FRAMES:
+                    tally[key] = tally.get(key, 0) + weight
+            frame = frame.f_back
+        if slow:
+            self.slow_weight += weight
+            if self.counted != count:
+                self.counted = count
+                self.slow_steps += 1
+        else:
+            self.normal_weight += weight
+
+    def take(self):
+        """What to add to the sampler's event once a second (and reset), or None while no sample fell
+        in a slow step."""
+        if not self.slow_steps:
+            return None
+        out = {"steps": self.slow_steps, "weight": self.slow_weight, "frames": self.slow,
+               "normal_weight": self.normal_weight, "normal_frames": self.normal}
+        self.slow, self.normal = {}, {}
+        self.slow_weight = self.normal_weight = self.slow_steps = 0
+        return out
