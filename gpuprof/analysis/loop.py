@@ -6,7 +6,7 @@ for hand-written batching loops, the host time between a step's end and the next
 The first step (start-up) and any warm-up steps are left out of the window."""
 
 from gpuprof.analysis.series import count, durations, total, weighted_median, weighted_quantile
-from gpuprof.analysis.spikes import periodic_spikes, slow_start
+from gpuprof.analysis.spikes import periodic_spikes, slow_start, slow_steps_at
 
 MIN_STEPS_FOR_CONFIDENCE = 20
 
@@ -54,6 +54,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     step_durations = [(d, w) for t, d, w in durations(boundaries) if t > start]
     measured_count = sum(w for _, w in step_durations)
     per_step = [d for d, w in step_durations if w == 1]      # blocks of steps hold no single slow step
+    timed_steps = [(t, d) for t, d, w in durations(boundaries) if t > start and w == 1]
 
     process_batches = batch_groups.get(pid, [])
     wait_source = None
@@ -101,6 +102,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "mean_step_s": training_window / measured_count if measured_count else None,
         "periodic_slow_steps": periodic_spikes(per_step),
         "slow_start": slow_start(per_step),
+        "slow_steps_at": slow_steps_at(timed_steps),
         "p90_step_s": weighted_quantile(step_durations, 0.90) if step_durations else None,
         "p99_step_s": weighted_quantile(step_durations, 0.99) if step_durations else None,
         "max_step_s": max((d for d, _ in step_durations), default=None),

@@ -46,6 +46,45 @@ def periodic_spikes(durations: list):
             "typical_s": round(statistics.median(durations[i] for i in hits), 4), "median_s": round(median, 4)}
 
 
+MAX_SLOW_KEPT = 200
+
+
+def slow_steps_at(timed: list) -> list:
+    """[[start, end]] (monotonic seconds) of the slow steps among (end time, duration) pairs, at most
+    MAX_SLOW_KEPT: what other samplers' series are read against."""
+    if len(timed) < 4 * MIN_SPIKES:
+        return []
+    median = statistics.median(d for _, d in timed)
+    return [[round(t - d, 4), round(t, 4)] for t, d in timed
+            if d >= SPIKE * median and d - median >= SPIKE_MIN_S][:MAX_SLOW_KEPT]
+
+
+MEMORY_STALLED = 0.1     # share of time tasks stalled on memory (PSI) during slow steps worth naming
+
+
+def memory_stalls_in_slow_steps(columns: dict, slow_at: list):
+    """{during, overall, steps} when tasks stalled on memory (PSI memory some; paging, swap) at least
+    MEMORY_STALLED of the slow steps' time and twice as much as over the run, else None."""
+    times, dts, stalls = columns.get("t") or [], columns.get("dt") or [], columns.get("psi_memory_some") or []
+    if not slow_at or not stalls:
+        return None
+    inside = weight = total = total_weight = 0.0
+    for t, dt, stall in zip(times, dts, stalls):
+        if t is None or not dt or stall is None:
+            continue
+        total += stall * dt
+        total_weight += dt
+        overlap = sum(max(min(t, end) - max(t - dt, begin), 0.0) for begin, end in slow_at)
+        inside += stall * overlap
+        weight += overlap
+    if not weight or not total_weight:
+        return None
+    during, overall = inside / weight, total / total_weight
+    if during < MEMORY_STALLED or during < 2 * overall:
+        return None
+    return {"during": round(during, 3), "overall": round(overall, 3), "steps": len(slow_at)}
+
+
 def slow_start(durations: list):
     """{steps, times} when the first tenth of the measured steps ran SLOW_START times slower than the
     rest, or None."""

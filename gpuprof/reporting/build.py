@@ -15,7 +15,7 @@ from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
-from gpuprof.analysis.spikes import describe as describe_spikes, slow_step_function
+from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
 from gpuprof.analysis.system import cores_busy_between, slowdown_notes, summarize_gpus, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
 from gpuprof.record import kinds
@@ -139,6 +139,14 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         verdict = shm_verdict(memory["shm"], verdict)
         advice = shm_advice(memory["shm"], (probes.get("dataloaders") or [None])[0])
     notes.extend(varying_step_notes(probes["steps"]))
+    stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
+                                         probes["steps"].get("slow_steps_at") or [])
+    if stalls:
+        swapped = ((system.get("memory") or {}).get("events") or {}).get("pswpin") or 0
+        notes.append(f"the {stalls['steps']} slowest steps coincide with memory stalls: tasks waited on memory "
+                     f"{stalls['during']:.0%} of their time ({stalls['overall']:.0%} over the run)"
+                     + (f", and {swapped} pages were swapped in" if swapped else "")
+                     + ": the machine is short of memory (fewer workers, a smaller prefetch_factor, or more memory)")
     tight = shm_note(system, probes.get("dataloaders"))
     if tight:
         notes.append(tight)

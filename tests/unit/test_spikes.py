@@ -64,3 +64,17 @@ def test_samples_taken_once_a_step_has_run_long_are_tallied_as_slow_with_every_u
     assert taken["frames"] == {"forward (train.py:7)": 20000, "estimate_loss (train.py:13)": 20000,
                                "train (train.py:5)": 20000}
     assert "estimate_loss (train.py:13)" not in taken["normal_frames"] and slow.take() is None
+
+
+def test_slow_steps_that_coincide_with_memory_stalls_are_found():
+    from gpuprof.analysis.spikes import memory_stalls_in_slow_steps, slow_steps_at
+    timed = [(i * 0.1, 0.1) for i in range(1, 60)]
+    timed[29] = (timed[29][0] + 0.9, 1.0)
+    slow_at = slow_steps_at(timed)
+    assert slow_at == [[round(timed[29][0] - 1.0, 4), round(timed[29][0], 4)]]
+    ticks = [round(0.1 * i, 1) for i in range(1, 80)]
+    stalled = [0.6 if slow_at[0][0] < t <= slow_at[0][1] else 0.01 for t in ticks]
+    found = memory_stalls_in_slow_steps({"t": ticks, "dt": [0.1] * len(ticks), "psi_memory_some": stalled}, slow_at)
+    assert found["during"] > 0.5 and found["overall"] < 0.1 and found["steps"] == 1
+    calm = [0.01] * len(ticks)
+    assert memory_stalls_in_slow_steps({"t": ticks, "dt": [0.1] * len(ticks), "psi_memory_some": calm}, slow_at) is None
