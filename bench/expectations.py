@@ -45,7 +45,8 @@ LOADED = {
                  "not led by num-workers or uint8-transfer"),
     "cpu_starved.py": ("input.cpu", lambda ids: bool(ids) and ids[0] != "num-workers",
                        "a cheaper producer first, not more workers"),
-    "disk_random_reads.py": ("input.disk|input.cpu", lambda ids: "num-workers" in ids[:3], "num-workers in the top three"),
+    "disk_random_reads.py": ("input.disk|input.cpu", lambda ids: bool(ids) and ids[0] in (
+        "num-workers", "cache-preprocessed", "device-preprocessing"), "a fix for the input first"),
 }
 
 

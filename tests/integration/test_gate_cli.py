@@ -50,7 +50,8 @@ def test_run_with_gate_and_a_step_window(tmp_path):
     gate_file.write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--steps", "15", "--warmup-steps", "2",
                   "--gate", str(gate_file), "--junit", str(tmp_path / "j.xml"),
-                  os.path.join(ROOT, "examples", "cpu_starved.py"), cwd=tmp_path, timeout=300)
+                  os.path.join(ROOT, "examples", "cpu_starved.py"), cwd=tmp_path, timeout=300,
+                  env=dict(env_with_source(), OMP_NUM_THREADS="1"))    # input-bound whatever else runs
     assert got.returncode == 1                      # the program was stopped politely; the gate failed
     report = load_json(tmp_path / "run" / "report.json")
     assert report["stopped_after_steps"] == 15 and report["steps"]["measured"] == 15

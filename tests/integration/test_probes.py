@@ -1,6 +1,7 @@
 """Probes inside real training programs: data wait, producers, batch facts, HDF5, transparency."""
 
 import os
+import re
 
 import pytest
 
@@ -183,7 +184,7 @@ def test_a_trainer_built_loader_points_at_the_users_line_in_the_frameworks_terms
     assert loader["framework"] == "transformers" and "site-packages" in loader["built_in"]
     workers = next(a for a in report["advice"] if a["id"] == "num-workers")
     assert workers["where"] == loader["where"] and "through TrainingArguments" in workers["detail"]
-    assert "TrainingArguments(..., dataloader_num_workers=2" in workers["snippet"]
+    assert re.search(r"TrainingArguments\(\.\.\., dataloader_num_workers=\d+", workers["snippet"]), workers["snippet"]
 
 
 def _line_with(path, marker):

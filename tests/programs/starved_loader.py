@@ -1,4 +1,6 @@
-"""A DataLoader starved by per-sample CPU work in the main process (num_workers=0)."""
+"""A DataLoader starved by per-sample CPU work in the main process (num_workers=0). One intra-op
+thread: with one per core, another program holding a core stalls every parallel operator and the
+loader's share of the step would depend on the machine's load."""
 import torch
 from torch import nn
 from torch.utils.data import DataLoader, Dataset
@@ -15,6 +17,7 @@ class Heavy(Dataset):
         return x, i % 10
 
 
+torch.set_num_threads(1)
 torch.manual_seed(0)
 model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 24 * 24, 10))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
