@@ -1,5 +1,6 @@
 import os
 import sys
+
 import pytest
 
 from gpuprof.cli.run_args import split_user_args
@@ -59,7 +60,7 @@ def test_bad_scripts_are_named_in_one_line(tmp_path, make, message):
 
 def test_missing_module_and_command_are_usage_problems():
     with pytest.raises(UsageProblem, match="no module named 'no_such_mod_xyz'"):
-        resolve(module="no_such_mod_xyz.train")
+        resolve(module="no_such_mod_xyz.train", python=sys.executable)    # looked up for this interpreter
     with pytest.raises(UsageProblem, match="command not found"):
         resolve(command=["no-such-launcher-xyz", "a"])
     with pytest.raises(UsageProblem, match="nothing to run"):

@@ -57,12 +57,19 @@ def test_samples_taken_once_a_step_has_run_long_are_tallied_as_slow_with_every_u
         now[0] = state["last_end"] = step * 0.01
         state["count"] = step
         slow.add(frame("forward", "train"), 100)
-    now[0] += 0.3                                 # 300 ms into the next step: an evaluation
-    slow.add(frame("forward", "estimate_loss", "train"), 20000)
+    now[0] += 0.005                               # the next step, 5 ms in: not known to be slow yet
+    slow.add(frame("forward", "estimate_loss", "train"), 5000)
+    now[0] += 0.295                               # 300 ms in: an evaluation
+    slow.add(frame("forward", "estimate_loss", "train"), 15000)
+    assert slow.take() is None                    # held until the step ends
+    now[0] += 0.01
+    state["count"], state["last_end"] = 21, now[0]
+    slow.add(frame("forward", "train"), 100)
     taken = slow.take()
-    assert taken["steps"] == 1 and taken["weight"] == 20000
-    assert taken["frames"] == {"forward (train.py:7)": 20000, "estimate_loss (train.py:13)": 20000,
-                               "train (train.py:5)": 20000}
+    # The sample taken as step 20 ended belongs to the step after it, the slow one.
+    assert taken["steps"] == 1 and taken["weight"] == 20100
+    assert taken["frames"] == {"forward (train.py:7)": 20100, "estimate_loss (train.py:13)": 20000,
+                               "train (train.py:5)": 20100}
     assert "estimate_loss (train.py:13)" not in taken["normal_frames"] and slow.take() is None
 
 
@@ -78,3 +85,14 @@ def test_slow_steps_that_coincide_with_memory_stalls_are_found():
     assert found["during"] > 0.5 and found["overall"] < 0.1 and found["steps"] == 1
     calm = [0.01] * len(ticks)
     assert memory_stalls_in_slow_steps({"t": ticks, "dt": [0.1] * len(ticks), "psi_memory_some": calm}, slow_at) is None
+
+
+def test_the_function_of_the_slow_steps_is_named_even_when_their_starts_passed_for_ordinary():
+    from gpuprof.analysis.spikes import slow_step_function
+    loop, evaluation = "<module> (train.py:1)", "estimate_loss (train.py:13)"
+    events = [{"slow_steps": {"steps": 5, "weight": 851197, "frames": {loop: 851197, evaluation: 830718},
+                              "normal_weight": 162410, "normal_frames": {loop: 162410, evaluation: 121897}}}]
+    assert slow_step_function(events) == evaluation
+    same = [{"slow_steps": {"steps": 5, "weight": 1000, "frames": {loop: 1000},
+                            "normal_weight": 9000, "normal_frames": {loop: 9000}}}]
+    assert slow_step_function(same) is None
