@@ -68,7 +68,7 @@ def test_balanced_cpu_starved_ranks_are_input_cpu_and_removing_the_work_leads(tm
     """Each rank preprocesses in its own process and the two ranks keep most of the two cores busy:
     workers would only share those cores (num_workers=1 and 2 measured 0.69-0.75x by hand), so a fix
     that removes the preprocessing leads and more workers, if offered, are no leading setting."""
-    got, report = profiled(tmp_path, torchrun(2, DDP, "cpu"))
+    got, report = profiled(tmp_path, torchrun(2, DDP, "cpu", "300"))    # seconds: each rank's own CPU is read
     assert got.returncode == 0
     # Two ranks on a loaded 2-core machine may get unequal shares of it; a rank named slower then is
     # slower for its input, never for waiting.

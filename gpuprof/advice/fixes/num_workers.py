@@ -62,8 +62,10 @@ def build(ev, s):
             # (at most all cores for 1 - w of the time) and other programs do not take. With a GPU
             # the compute phase leaves the host a core at least; on a CPU-only machine the cores
             # other programs (another rank among them) and the compute keep busy are not there.
-            other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count
-                        - (ev.cores_busy or 0.0), 0.0)
+            # The training process's own CPU where its threads were read: in a job of several ranks
+            # the other ranks' CPU is no more this rank's than another program's.
+            own = ev.training_cores if ev.training_cores is not None else (ev.cores_busy or 0.0)
+            other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count - own, 0.0)
             available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
             if not ev.gpu and available < producer_cores:
                 return None     # workers would only take turns with the training on the cores left: no overlap
