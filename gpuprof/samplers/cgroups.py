@@ -75,27 +75,30 @@ def _up_to(directory: str, mount_point: str):
         directory = os.path.dirname(directory)
 
 
-def cpu_quota(found, root: str = "/"):
-    """The smallest CPU quota up the job's cgroup path, in cores, or None where there is none."""
+def _smallest_up_the_path(found, value_at):
+    """The smallest of value_at(directory, version) over the job's cgroup and its parents up to the
+    mount (a parent's limit binds its children too), or None where none has one."""
     if found is None:
         return None
     directory, mount_point, version = found
-    quotas = []
-    for place in _up_to(directory, mount_point):
+    values = [v for v in (value_at(place, version) for place in _up_to(directory, mount_point)) if v is not None]
+    return min(values) if values else None
+
+
+def cpu_quota(found, root: str = "/"):
+    """The smallest CPU quota up the job's cgroup path, in cores, or None where there is none."""
+    def quota_at(place, version):
         if version == "v2":
-            text = _read(root, os.path.join(place, "cpu.max"))
-            parts = (text or "").split()
-            if len(parts) == 2 and parts[0] != "max":
-                quotas.append(int(parts[0]) / int(parts[1]))
-        else:
-            quota, period = _read(root, os.path.join(place, "cpu.cfs_quota_us")), \
-                _read(root, os.path.join(place, "cpu.cfs_period_us"))
-            try:
-                if quota is not None and period is not None and int(quota) > 0 and int(period) > 0:
-                    quotas.append(int(quota) / int(period))
-            except ValueError:
-                pass
-    return min(quotas) if quotas else None
+            parts = (_read(root, os.path.join(place, "cpu.max")) or "").split()
+            return int(parts[0]) / int(parts[1]) if len(parts) == 2 and parts[0] != "max" else None
+        quota, period = _read(root, os.path.join(place, "cpu.cfs_quota_us")), \
+            _read(root, os.path.join(place, "cpu.cfs_period_us"))
+        try:
+            return int(quota) / int(period) if int(quota) > 0 and int(period) > 0 else None
+        except (TypeError, ValueError):
+            return None
+
+    return _smallest_up_the_path(found, quota_at)
 
 
 def throttling(found, root: str = "/"):
@@ -118,16 +121,12 @@ def throttling(found, root: str = "/"):
 
 def memory_limit(found, root: str = "/"):
     """The smallest memory limit up the job's cgroup path, in bytes, or None."""
-    if found is None:
-        return None
-    directory, mount_point, version = found
-    limits = []
-    for place in _up_to(directory, mount_point):
+    def limit_at(place, version):
         text = (_read(root, os.path.join(place, "memory.max" if version == "v2" else "memory.limit_in_bytes"))
                 or "").strip()
-        if text.isdigit() and int(text) < NO_MEMORY_LIMIT:
-            limits.append(int(text))
-    return min(limits) if limits else None
+        return int(text) if text.isdigit() and int(text) < NO_MEMORY_LIMIT else None
+
+    return _smallest_up_the_path(found, limit_at)
 
 
 def affinity(pid: int):
