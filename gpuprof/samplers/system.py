@@ -26,6 +26,8 @@ class SystemSampler:
     #: Ticks at which the job's CPU and memory limits are read (a launcher such as taskset sets the
     #: affinity just after the start); read again when the run is saved.
     LIMIT_TICKS = (1, 10)
+    #: Ticks between readings of the job's cgroup throttling and /dev/shm's free space (about a second).
+    LIMIT_SAMPLE_EVERY = 10
 
     def __init__(self, source, clock, max_rows: int = 20000, limits=None):
         self.source = source
@@ -44,7 +46,7 @@ class SystemSampler:
         if self.limits is not None:
             if self._ticks in self.LIMIT_TICKS:
                 self.limits.observe()
-            else:
+            elif self._ticks % self.LIMIT_SAMPLE_EVERY == 0:
                 self.limits.sample()
         now = self.clock()
         machine = self.source.machine()
