@@ -106,16 +106,15 @@ def describe(spikes: dict) -> str:
 
 
 IN_SLOW = 0.5          # a function on the stack in at least half the slow steps' sampled time ...
-MOSTLY_SLOW = 2.0      # ... with at least twice as much of its sampled time in slow steps as in others ...
-ELSEWHERE = 0.9        # ... and not on the stack of nearly every ordinary step (the loop, <module>)
+MORE_THAN_ELSEWHERE = 0.2   # ... and in this much more of it than of the ordinary steps' time
 
 
 def slow_step_function(events: list):
     """The user function that runs in the slow steps and not (as much) in the others, from the stack
-    sampler's `slow_steps` tallies: 'name (file:line)', or None. Among the functions that fill the
-    slow steps and spend most of their time there, the one least present in ordinary steps: the
-    start of a slow step can pass for ordinary before it is known to be slow, so an evaluation's
-    function shows a little there too, where the loop itself is on every ordinary step."""
+    sampler's `slow_steps` tallies: 'name (file:line)', or None. The one whose share of the slow
+    steps' time most exceeds its share of the ordinary steps' (the start of a slow step can pass for
+    ordinary before it is known to be slow, so an evaluation's function shows there a little too); a
+    module's top level, under every step, names nothing."""
     slow, normal = {}, {}
     slow_weight = normal_weight = 0
     for event in events:
@@ -130,8 +129,10 @@ def slow_step_function(events: list):
         return None
     scored = []
     for key, weight in slow.items():
+        if key.startswith("<module> "):
+            continue
         inside = weight / slow_weight
         elsewhere = normal.get(key, 0) / normal_weight if normal_weight else 0.0
-        if inside >= IN_SLOW and weight >= MOSTLY_SLOW * normal.get(key, 0) and elsewhere < ELSEWHERE:
-            scored.append((-elsewhere, inside, key))
+        if inside >= IN_SLOW and inside - elsewhere >= MORE_THAN_ELSEWHERE:
+            scored.append((inside - elsewhere, -elsewhere, key))
     return max(scored)[2] if scored else None
