@@ -18,7 +18,7 @@ from .where import user_location
 from ..record import kinds
 
 _listeners = []      # (model, optimizer) -> None, called once the model is known
-_state = {"steps": 0, "handles": [], "depth": 0, "calls": {}, "optimizer": None, "done": False}
+_state = {"steps": 0, "handles": [], "depth": 0, "calls": {}, "done": False}
 MAX_OUTERMOST = 64   # outermost modules noted in the one observed step
 
 
@@ -37,7 +37,7 @@ def install(torch) -> None:
 
 def _reset_in_child() -> None:
     _remove_hooks()
-    _state.update(steps=0, depth=0, calls={}, optimizer=None, done=True)   # a worker trains nothing
+    _state.update(steps=0, depth=0, calls={}, done=True)   # a worker trains nothing
 
 
 def after_next_step(func) -> None:
@@ -55,7 +55,6 @@ def _after_step(optimizer, args, kwargs) -> None:
         _state["steps"] += 1
         _state.setdefault("times", []).append(now)
         if _state["steps"] == 1:
-            _state["optimizer"] = weakref.ref(optimizer)
             _watch_one_step()
         else:
             _remove_hooks()
