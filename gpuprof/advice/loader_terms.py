@@ -21,16 +21,19 @@ def loader_snippet(ev, settings: dict) -> str:
     loader = ev.loader or {}
     framework = loader.get("framework")
     text = ", ".join(f"{k}={v}" for k, v in settings.items())
+    size = loader.get("batch_size")
+    if size is not None:
+        text = f"batch_size={size}, {text}"      # an attach does not see it: left out
     if framework == "transformers":
         hf = ", ".join(f"{HF_ARGUMENTS.get(k, k)}={v}" for k, v in settings.items())
         return f"TrainingArguments(..., {hf})   # the Trainer builds the DataLoader from these"
     if framework == "lightning":
         return f"def train_dataloader(self):   # in your LightningDataModule / LightningModule\n" \
-               f"    return DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+               f"    return DataLoader(dataset, {text}, ...)"
     if framework == "accelerate":
-        return f"loader = DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)\n" \
+        return f"loader = DataLoader(dataset, {text}, ...)\n" \
                "loader = accelerator.prepare(loader)   # accelerate rebuilds it with these settings"
-    return f"DataLoader(dataset, batch_size={loader.get('batch_size')}, {text}, ...)"
+    return f"DataLoader(dataset, {text}, ...)"
 
 
 def loader_detail(ev, text: str) -> str:

@@ -25,7 +25,7 @@ def classify(sections: dict, nothing_to_judge: str = None) -> dict:
     ev = gather(sections)
     if nothing_to_judge:
         return {"verdict": no_verdict(nothing_to_judge), "findings": [], "evidence": ev}
-    if not ev.steps or ev.wait_share is None:
+    if not (ev.steps or ev.attached) or ev.wait_share is None:
         verdict = _sampler_only(ev, sections)
         return {"verdict": verdict, "findings": [], "evidence": ev}
     findings = [f for f in (rule.evaluate(ev) for rule in RULES) if f is not None]
@@ -41,8 +41,10 @@ def classify(sections: dict, nothing_to_judge: str = None) -> dict:
                     key=lambda f: -f.share)
     out = verdict.to_dict()
     out["summary"] = summary(verdict)
-    out["basis"] = "probes"
-    if ev.measured_steps < 20:
+    out["basis"] = "attached" if ev.attached else "probes"
+    if ev.attached:
+        out["caveat"] = "attached: sampled stacks, no probes (batch sizes, dtypes and copy sizes unknown)"
+    elif ev.measured_steps < 20:
         out["summary"] += f" (only {ev.measured_steps} steps measured: treat as indicative)"
     return {"verdict": out, "findings": [f.to_dict() for f in others], "evidence": ev}
 

@@ -56,6 +56,7 @@ class Evidence:
     data_parallel: bool = False
     data_parallel_where: str = None
     probes: bool = True
+    attached: bool = False                # figures from stacks sampled from outside (gpuprof attach)
     data_where: str = None                # the data-making function sampled inside the step
     largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
     training_cpu_wait: float = None       # the training threads' wait for a CPU, of what they wanted
@@ -89,6 +90,7 @@ def gather(sections: dict) -> Evidence:
     ev = Evidence()
     ev.steps = steps.get("count") or 0
     ev.measured_steps = steps.get("measured") or 0
+    ev.attached = steps.get("basis") == "attached"
     ev.wait_share = steps.get("data_wait_share")
     ev.wait_source = steps.get("data_wait_source")
     ev.window_s = steps.get("window_s")
@@ -121,7 +123,7 @@ def gather(sections: dict) -> Evidence:
         ev.loader = loaders[0]
         producer = ev.loader.get("producer") or {}
         wall = producer.get("wall_s") or 0.0
-        if wall > 0 and producer.get("batches"):
+        if wall > 0 and (producer.get("batches") or ev.attached):
             ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
             ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
             ev.producer_runnable_ratio = (producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall

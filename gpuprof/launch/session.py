@@ -13,7 +13,7 @@ from gpuprof.launch.supervisor import Supervisor
 from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.hosts import host_name
 from gpuprof.record.redact import redact_argv
-from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
+from gpuprof.record.schema import EVENTS_DIR, RUN_FILE, RUN_FORMAT
 
 
 def load_nvml():
@@ -57,7 +57,7 @@ class RunSession:
         self.save_error = None
         self.system = None
         self.nvml = None
-        self._threads = []
+        self.samplers = None
 
     def prepare(self) -> str:
         self.run_dir = create_run_dir(self.options.out, self.command.label,
@@ -111,36 +111,14 @@ class RunSession:
 
     # -- samplers ------------------------------------------------------------------------------
     def _start_samplers(self, pid: int) -> None:
-        # Imported once the child runs: the program starts without waiting for them.
-        from gpuprof.samplers.nvml import NvmlSampler
-        from gpuprof.samplers.periodic import Periodic
-        from gpuprof.samplers.procfs import default_source
-        from gpuprof.samplers.cgroups import JobLimits
-        from gpuprof.samplers.system import SystemSampler
-
-        self.system = SystemSampler(default_source(pid), self.clock, limits=JobLimits(pid))
-        system_loop = Periodic(self.system.tick, self.options.interval, "gpuprof-system", self.clock)
-        self._threads.append(system_loop)
-        nvml, reason = (self.nvml_loader() if self.options.gpu else (None, "GPU sampling turned off (--no-gpu)"))
-        self.nvml = NvmlSampler(nvml, self.clock, job_pids=self._job_pids)
-        if reason:
-            self.nvml.reason = reason
-        if self.nvml.start():
-            gpu_loop = Periodic(self.nvml.tick, self.options.interval, "gpuprof-nvml", self.clock)
-            self._threads.append(gpu_loop)
-        for loop in self._threads:
-            loop.start()
-
-    def _job_pids(self):
-        return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
+        from gpuprof.launch.samplers import JobSamplers
+        self.samplers = JobSamplers(self.options.interval, self.options.gpu, self.nvml_loader, self.clock)
+        self.samplers.start(pid)
+        self.system, self.nvml = self.samplers.system, self.samplers.nvml
 
     def _stop_samplers(self) -> None:
-        for loop in self._threads:
-            loop.stop()
-        if self.system is not None:
-            self.system.source.close()
-        if self.nvml is not None:
-            self.nvml.stop()
+        if self.samplers is not None:
+            self.samplers.stop()
 
     def _on_tick(self) -> None:
         if self.preload is not None:
@@ -154,20 +132,17 @@ class RunSession:
 
     # -- the record -----------------------------------------------------------------------------
     def _save(self, outcome, wall_start: float) -> None:
-        loops = {type(loop.tick.__self__).__name__: loop for loop in self._threads}
-        system = self.system.to_dict(self.options.interval) if self.system else {"columns": {}}
-        system_loop = loops.get("SystemSampler")
-        system["late_ticks"] = system_loop.late_ticks if system_loop else 0
-        system["errors"] = system_loop.errors if system_loop else []
-        gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
         # The job may have removed its run folder: what the supervisor holds is saved all the same.
         notes = []
         if not os.path.isdir(os.path.join(self.run_dir, EVENTS_DIR)):
             os.makedirs(os.path.join(self.run_dir, EVENTS_DIR), exist_ok=True)
             notes.append("the run folder was removed while the job ran: the probes' events are lost; "
                          "the system figures and the exit status are kept")
-        write_json_atomic(os.path.join(self.run_dir, SYSTEM_FILE), system)
-        write_json_atomic(os.path.join(self.run_dir, GPU_FILE), gpu)
+        if self.samplers is not None:
+            self.samplers.save(self.run_dir)
+        else:
+            from gpuprof.launch.samplers import JobSamplers
+            JobSamplers(self.options.interval, False, None, self.clock).save(self.run_dir)
         write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {
             "format": RUN_FORMAT,
             "status": "finished",

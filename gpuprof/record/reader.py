@@ -5,7 +5,7 @@ import json
 import os
 
 from gpuprof.record.bounded import STREAM_KINDS, BoundedEvents
-from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE
+from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, STACKS_FILE, SYSTEM_FILE
 
 
 class RecordError(Exception):
@@ -133,4 +133,5 @@ def load_run(run_dir: str) -> dict:
         "system": _read_json(os.path.join(run_dir, SYSTEM_FILE), required=False) or {},
         "gpu": _read_json(os.path.join(run_dir, GPU_FILE), required=False) or {},
         "processes": read_process_events(run_dir),
+        "stacks": _read_json(os.path.join(run_dir, STACKS_FILE), required=False) or {},
     }

@@ -6,11 +6,12 @@ or None (gpuprof.render.console_verdict, gpuprof.render.console_tables)."""
 from rich.console import Console, Group
 
 from gpuprof.render import console_layout
+from gpuprof.render.console_attached import attached_table
 from gpuprof.render.console_tables import (copies_and_files, gpu_table, loader_tables, loop_table, memory_table,
                                            nodes_table, notes, ranks_table, system_table)
 from gpuprof.render.console_verdict import advice_list, header, verdict_line
 
-SECTIONS = (header, verdict_line, advice_list, loop_table, ranks_table, nodes_table, loader_tables,
+SECTIONS = (header, verdict_line, advice_list, loop_table, attached_table, ranks_table, nodes_table, loader_tables,
             copies_and_files, memory_table, system_table, gpu_table, notes)
 
 

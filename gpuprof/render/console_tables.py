@@ -100,25 +100,37 @@ def loader_tables(report: dict):
     parts = []
     split = (((report.get("verdict") or {}).get("evidence") or {}).get("producer_time_split"))
     for index, loader in enumerate(report.get("dataloaders") or []):
-        table = Table(title=f"\nDataLoader at {loader.get('where') or '?'}", title_justify="left",
+        at = "iterated at" if loader.get("basis") == "attached" else "at"
+        table = Table(title=f"\nDataLoader {at} {loader.get('where') or '?'}", title_justify="left",
                       show_header=False, box=None, padding=(0, 2))
         table.add_column(style="dim")
         table.add_column()
-        table.add_row("settings", f"batch_size={loader.get('batch_size')} num_workers={loader.get('num_workers')} "
-                      f"pin_memory={loader.get('pin_memory')} prefetch_factor={loader.get('prefetch_factor')} "
-                      f"persistent_workers={loader.get('persistent_workers')}"
-                      + (f" context={loader['context']}" if loader.get("context") else ""))
+        attached = loader.get("basis") == "attached"
+        if attached:
+            table.add_row("settings", f"num_workers={loader.get('num_workers')} (attached: the other settings are not seen)")
+        else:
+            table.add_row("settings", f"batch_size={loader.get('batch_size')} num_workers={loader.get('num_workers')} "
+                          f"pin_memory={loader.get('pin_memory')} prefetch_factor={loader.get('prefetch_factor')} "
+                          f"persistent_workers={loader.get('persistent_workers')}"
+                          + (f" context={loader['context']}" if loader.get("context") else ""))
         producer = loader.get("producer") or {}
         who = "main process" if producer.get("in_main_process") else f"{loader.get('workers_seen', 0)} workers seen"
         ratio = producer.get("cpu_per_wall")
-        table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
-                      f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
+        if attached:
+            table.add_row("producers", f"{who}; busy {seconds(producer.get('wall_s'))} (sampled), CPU {pct(ratio)} of "
+                          f"that time; {size(producer.get('read_bytes'))} read from disk")
+        else:
+            table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
+                          f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
         if index == 0 and split:
             table.add_row("their time", "  ".join(f"{name.replace('_', ' ')} {pct(share)}" for name, share in split.items()
                                                   if share is not None))
         if loader.get("built_in"):
             table.add_row("built by", f"{loader.get('framework') or 'a library'} at {loader['built_in']}")
-        table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {plural(loader.get('batches'), 'batch', 'batches')}")
+        if attached:
+            table.add_row("waited", f"{seconds(loader.get('wait_s'))} (sampled)")
+        else:
+            table.add_row("waited", f"{seconds(loader.get('wait_s'))} over {plural(loader.get('batches'), 'batch', 'batches')}")
         if loader.get("num_workers") and loader.get("epochs"):
             epochs = loader["epochs"]
             table.add_row("worker start", f"{seconds((loader.get('epoch_start_wait_s') or 0) / epochs)} per "

@@ -32,7 +32,8 @@ def verdict_line(report: dict):
     style = "bold green" if verdict.get("bottleneck") == "compute" else "bold yellow"
     parts.append(Text(verdict.get("summary", ""), style=style))
     if verdict.get("bottleneck"):
-        parts.append(Text(f"confidence {verdict.get('confidence', 0):.0%}", style="dim"))
+        caveat = f" ({verdict['caveat']})" if verdict.get("caveat") else ""
+        parts.append(Text(f"confidence {verdict.get('confidence', 0):.0%}{caveat}", style="dim"))
     for finding in report.get("findings") or []:
         parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of step time): "
                              f"{finding['reason']}", "dim", "dim", indent=None))

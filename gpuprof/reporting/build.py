@@ -26,6 +26,10 @@ def exit_description(meta: dict) -> str:
     code = meta.get("exit_code")
     if meta.get("status") != "finished":
         return "unknown: gpuprof was stopped before the program ended"
+    if meta.get("kind") == "attach":
+        stopped = (meta.get("attach") or {}).get("stopped_by")
+        return ("the job ended while gpuprof sampled it" if stopped == "job ended"
+                else "still running when gpuprof detached")
     if signal == "SIGKILL":
         return "killed by signal 9 (SIGKILL): possibly the out-of-memory killer"
     if signal:
@@ -86,7 +90,8 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
     groups = record.get("processes", [])
     processes = registered_processes(groups)
-    probes, probe_notes = probe_sections(groups, meta)
+    attached = meta.get("kind") == "attach"
+    probes, probe_notes = attached_sections(record) if attached else probe_sections(groups, meta)
     notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
@@ -100,7 +105,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     probes_on = (meta.get("settings") or {}).get("probes", True)
     probe_gap = None
-    if probes_on and not processes:
+    if probes_on and not processes and not attached:
         probe_gap, note = probes_could_not_load(meta.get("command") or [])
         notes.append(note)
     stopped = events_of_kind(groups, kinds.STEP_LIMIT)
@@ -119,7 +124,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
-    ranks = judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
+    ranks = None if attached else judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
     if ranks is not None:
         # A distributed job: the report speaks for the rank that sets the job's pace, with the
         # job's count of processes that stepped.
@@ -197,6 +202,13 @@ def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict):
     """Why this run gives no verdict, or None when it has something to judge."""
     if meta.get("status") != "finished":
         return "gpuprof was stopped before the program ended, so the run record is incomplete"
+    if steps.get("basis") == "attached":
+        if steps.get("data_wait_share") is None:
+            error = (meta.get("attach") or {}).get("sampler_error")
+            return (f"no Python stacks could be read ({error})" if error else
+                    "no training thread was seen in the sampled stacks (no forward, backward, optimizer step "
+                    "or DataLoader batch): attach while the job trains, or for longer")
+        return None
     if not probes_ran:
         # Probes off or unable to load: the system figures still give a labelled guess, if any.
         if (system.get("samples") or 0) < MIN_SAMPLES_TO_GUESS:
@@ -266,6 +278,26 @@ def probe_sections(groups: list, meta: dict) -> tuple:
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
                        "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},
     }, notes)
+
+
+ATTACHED_NOTE = ("attached: the figures come from stacks sampled from outside the job and from /proc, with no probes; "
+                 "batch sizes, dtypes, copies to the GPU, HDF5 chunking and the model's precision are not seen, so "
+                 "fixes that need them are left to `gpuprof run`")
+
+
+def attached_sections(record: dict) -> tuple:
+    """(the probe sections, as far as stacks sampled from outside give them; notes) for an attach."""
+    from gpuprof.analysis.attached import analyse_attached
+    found = analyse_attached(record.get("stacks") or {}, record.get("system") or {})
+    return ({
+        "steps": found["steps"],
+        "dataloaders": found["dataloaders"],
+        "copies": analyse_copies([]),
+        "hdf5": [],
+        "model": None,
+        "frameworks": {"data_parallel": False, "data_parallel_where": None},
+        "attached": found["attached"],
+    }, [ATTACHED_NOTE])
 
 
 def _model_section(events: list, steps: dict):

@@ -76,6 +76,9 @@ class SystemSampler:
                     "pid": reading.pid, "ppid": reading.ppid, "name": reading.name,
                     "first_seen": now, "user_s": 0.0, "system_s": 0.0, "read_bytes": 0,
                     "read_chars": 0, "rss_peak": 0, "rss_first": reading.rss,
+                    # What it had used when first seen: an attached job's figures count from there.
+                    "user_s_first": reading.user_s, "system_s_first": reading.system_s,
+                    "read_bytes_first": reading.read_bytes, "read_chars_first": reading.read_chars,
                 }
             summary["last_seen"] = now
             summary["user_s"] = reading.user_s

@@ -20,9 +20,15 @@ def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
     return max(low, min(high, value))
 
 
+#: An attach samples stacks from outside: shares without step counts, batch facts or copy sizes.
+ATTACHED_CONFIDENCE = 0.7
+
+
 def step_confidence(ev) -> float:
     """Fewer than MIN_STEPS measured steps: less trust in any share."""
     from gpuprof.analysis.evidence import MIN_STEPS
+    if ev.attached:
+        return ATTACHED_CONFIDENCE
     if not ev.measured_steps:
         return 0.3
     return clamp(0.5 + 0.45 * ev.measured_steps / MIN_STEPS, 0.5, 0.95)

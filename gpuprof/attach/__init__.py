@@ -1,0 +1,1 @@
+"""`gpuprof attach PID`: a job that is already running, diagnosed from outside it."""

@@ -1,0 +1,31 @@
+"""`gpuprof attach PID`: its command line (the workflow is gpuprof.workflows.attach)."""
+
+from typing import Optional
+
+import typer
+
+
+def attach(
+    pid: int = typer.Argument(..., metavar="PID",
+                              help="The training process, or a launcher (torchrun, a shell) whose tree holds it."),
+    duration: str = typer.Option("30s", "--duration", "-d", metavar="TIME",
+                                 help="How long to sample: 30s, 2m, 45 (seconds). Ctrl-C ends it early, with a report."),
+    json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE",
+                                       help="Also write the report as one self-contained HTML page with plots."),
+    trace: Optional[str] = typer.Option(None, "--trace", metavar="FILE",
+                                        help="Also write a timeline for ui.perfetto.dev or chrome://tracing (JSON)."),
+    out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
+                                      help="Run folder [default: ~/.local/state/gpuprof/runs/attach-<script>-...]."),
+    rate: int = typer.Option(50, "--rate", metavar="HZ", help="Stack samples a second per thread [default: 50]."),
+    gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML [default: gpu]."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
+):
+    """Diagnose a training job that is already running, without restarting or changing it.
+
+    Reads the job's Python stacks from outside with py-spy (pip install 'gpuprof-advisor[attach]')
+    and its processes from /proc and NVML, then prints the report `run` would: the verdict, the
+    evidence and the ranked fixes. The job's output, timing and exit status are untouched."""
+    from gpuprof.workflows.attach import attach as attach_job
+    return attach_job(pid, duration=duration, json_path=json_path, html=html, trace=trace, out=out, rate=rate,
+                      gpu=gpu, quiet=quiet)

@@ -1,0 +1,61 @@
+"""The samplers that watch a job's process tree from outside it: the system sampler (CPU, disk,
+pressure, the tree's processes, the job's limits) and NVML, each on a thread of its own. `gpuprof
+run` starts them on the child it launched, `gpuprof attach` on a job that was already running;
+both save them into the run folder the same way."""
+
+import os
+
+from gpuprof.record.atomic import write_json_atomic
+from gpuprof.record.schema import GPU_FILE, SYSTEM_FILE
+
+
+class JobSamplers:
+    def __init__(self, interval: float, gpu: bool, nvml_loader, clock):
+        self.interval = interval
+        self.gpu = gpu
+        self.nvml_loader = nvml_loader
+        self.clock = clock
+        self.system = None
+        self.nvml = None
+        self._threads = []
+
+    def start(self, pid: int) -> None:
+        # Imported once the job runs: a launched program starts without waiting for them.
+        from gpuprof.samplers.cgroups import JobLimits
+        from gpuprof.samplers.nvml import NvmlSampler
+        from gpuprof.samplers.periodic import Periodic
+        from gpuprof.samplers.procfs import default_source
+        from gpuprof.samplers.system import SystemSampler
+
+        self.system = SystemSampler(default_source(pid), self.clock, limits=JobLimits(pid))
+        self._threads.append(Periodic(self.system.tick, self.interval, "gpuprof-system", self.clock))
+        nvml, reason = (self.nvml_loader() if self.gpu else (None, "GPU sampling turned off (--no-gpu)"))
+        self.nvml = NvmlSampler(nvml, self.clock, job_pids=self.job_pids)
+        if reason:
+            self.nvml.reason = reason
+        if self.nvml.start():
+            self._threads.append(Periodic(self.nvml.tick, self.interval, "gpuprof-nvml", self.clock))
+        for loop in self._threads:
+            loop.start()
+
+    def job_pids(self) -> set:
+        return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
+
+    def stop(self) -> None:
+        for loop in self._threads:
+            loop.stop()
+        if self.system is not None:
+            self.system.source.close()
+        if self.nvml is not None:
+            self.nvml.stop()
+
+    def save(self, run_dir: str) -> None:
+        """system.json and gpu.json, with how often each sampler fell behind or failed."""
+        loops = {type(loop.tick.__self__).__name__: loop for loop in self._threads}
+        system = self.system.to_dict(self.interval) if self.system else {"columns": {}}
+        system_loop = loops.get("SystemSampler")
+        system["late_ticks"] = system_loop.late_ticks if system_loop else 0
+        system["errors"] = system_loop.errors if system_loop else []
+        gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
+        write_json_atomic(os.path.join(run_dir, SYSTEM_FILE), system)
+        write_json_atomic(os.path.join(run_dir, GPU_FILE), gpu)
