@@ -5,3 +5,9 @@ light: nothing here imports torch, rich, typer or psutil.
 """
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext gpuprof`: the %%gpuprof and %gpuprof magics (gpuprof.notebook)."""
+    from gpuprof.notebook.magic import load
+    load(ipython)

@@ -99,6 +99,62 @@ def start(config: dict) -> None:
         install.arm(config)
 
 
+_cell_starts = []      # run when a notebook cell's run begins: probes announce what they already know
+
+
+def at_cell_start(func) -> None:
+    _cell_starts.append(func)
+
+
+#: A kernel's settings between profiled cells: the probes stay installed, write nothing (no event
+#: file is open) and start no stack sampler.
+BETWEEN_CELLS = {"probes": True, "sample_stacks": False}
+
+
+def arm_in_kernel() -> None:
+    """`%load_ext gpuprof` in a notebook kernel (gpuprof.notebook): install the probes now (at once
+    for torch and h5py already imported), so a DataLoader built in any later cell is known with its
+    line; they write only inside a profiled cell."""
+    if _state.get("kernel"):
+        return
+    _state["kernel"] = True
+    _state["settings"] = dict(BETWEEN_CELLS)
+    atexit.register(_close_current)
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    from . import install
+    install.arm(_state["settings"])
+
+
+def begin_cell(config: dict) -> None:
+    """A profiled notebook cell is a run of its own in this long-lived process: what the probes
+    kept from before is dropped (as a forked child drops its parent's), a fresh event file opens in
+    the cell's run folder, and the probes announce what they already know (its DataLoaders)."""
+    arm_in_kernel()
+    _state["settings"] = config
+    del _drains[:]
+    for func in list(_fork_resets):
+        try:
+            func()
+        except Exception:
+            pass
+    _open_writer(origin="cell")
+    if "torch" in sys.modules:
+        start_flush_timer()
+    for func in list(_cell_starts):
+        try:
+            func()
+        except Exception:
+            pass
+
+
+def end_cell() -> None:
+    """The profiled cell is over: the probes write their last figures and the event file closes;
+    until the next profiled cell, nothing is written and no sampler runs."""
+    _close_current()
+    _state["writer"] = None
+    _state["settings"] = dict(BETWEEN_CELLS)
+
+
 def _open_writer(origin: str) -> None:
     config = _state["settings"]
     current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)),

@@ -22,6 +22,7 @@ from ..record import kinds
 FACT_BATCHES = 3
 
 _loader_ids = weakref.WeakKeyDictionary()
+_loader_events = weakref.WeakKeyDictionary()     # loader -> its registration, announced again per notebook cell
 _state = {"next": 0, "starting": None, "active": None, "batches": 0, "generation": 0}
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
@@ -42,6 +43,7 @@ def install(torch) -> None:
         _patch_fetch(cls, torch)
     boot.at_close(_flush_all)
     boot.at_fork_child(_reset_in_child)
+    boot.at_cell_start(_announce_known)
 
 
 # -- loaders ----------------------------------------------------------------------------------
@@ -74,7 +76,7 @@ def _register(loader, found) -> str:
     loader_id = f"{os.getpid()}:{_state['next']}"
     _loader_ids[loader] = loader_id
     found = found or {}
-    boot.emit({
+    event = {
         "k": kinds.LOADER, "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
         "built_in": found.get("built_in"), "framework": found.get("framework"),
         "batch_size": loader.batch_size, "num_workers": loader.num_workers,
@@ -85,8 +87,20 @@ def _register(loader, found) -> str:
         "batch_sampler": type(loader.batch_sampler).__qualname__ if loader.batch_sampler is not None else None,
         "iterable": _is_iterable(loader),
         "torch_threads": _torch_threads(),
-    })
+    }
+    boot.emit(event)
+    try:
+        _loader_events[loader] = event
+    except TypeError:
+        pass
     return loader_id
+
+
+def _announce_known() -> None:
+    """A notebook cell's run begins: the loaders built before it (in an earlier cell) are named in
+    its record too, so their batches there have their settings and line."""
+    for event in list(_loader_events.values()):
+        boot.emit(dict(event, t=time.monotonic()))
 
 
 def _is_iterable(loader) -> bool:

@@ -33,6 +33,12 @@ def install(torch) -> None:
     _state["torch_dir"] = os.path.dirname(os.path.abspath(torch.__file__))
     _state["step_handle"] = register_optimizer_step_post_hook(_after_step)
     boot.at_fork_child(_reset_in_child)
+    boot.at_cell_start(_rearm)
+
+
+def _rearm() -> None:
+    """A notebook cell's run begins (after the fork-style reset): its model is noted afresh."""
+    _state.update(steps=0, depth=0, calls={}, done=False)
 
 
 def _reset_in_child() -> None:

@@ -32,8 +32,8 @@ def stream_console(stream) -> Console:
     except (AttributeError, ValueError, OSError):
         terminal = False
     if terminal:
-        return Console(file=stream, highlight=False)
-    return Console(file=stream, force_terminal=False, no_color=True, width=100000, highlight=False,
+        return Console(file=stream, force_jupyter=False, highlight=False)
+    return Console(file=stream, force_jupyter=False, force_terminal=False, no_color=True, width=100000, highlight=False,
                    soft_wrap=True, color_system=None)
 
 
@@ -46,9 +46,9 @@ def console_text(report: dict, terminal: bool = False, width: int = None) -> str
     buffer = io.StringIO()
     if terminal:
         width = width or shutil.get_terminal_size((100, 24)).columns
-        console = Console(file=buffer, force_terminal=True, width=width, highlight=False)
+        console = Console(file=buffer, force_jupyter=False, force_terminal=True, width=width, highlight=False)
     else:
-        console = Console(file=buffer, force_terminal=False, no_color=True, width=width or 100000,
+        console = Console(file=buffer, force_jupyter=False, force_terminal=False, no_color=True, width=width or 100000,
                           highlight=False, soft_wrap=True, color_system=None)
     console_layout.start()
     render_console(report, console)

@@ -16,8 +16,8 @@ def render(record: dict, options) -> str:
 
 def render_try(record: dict, terminal: bool = False, width: int = None) -> str:
     buffer = io.StringIO()
-    console = (Console(file=buffer, force_terminal=True, width=width or 120, highlight=False) if terminal else
-               Console(file=buffer, force_terminal=False, no_color=True, width=width or 100000, highlight=False,
+    console = (Console(file=buffer, force_jupyter=False, force_terminal=True, width=width or 120, highlight=False) if terminal else
+               Console(file=buffer, force_jupyter=False, force_terminal=False, no_color=True, width=width or 100000, highlight=False,
                        soft_wrap=True, color_system=None))
     s = record.get("settings") or {}
     console.print(Text(f"\ngpuprof try: {' '.join(record.get('command') or [])}", style="bold"))

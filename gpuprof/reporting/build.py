@@ -26,6 +26,10 @@ def exit_description(meta: dict) -> str:
     code = meta.get("exit_code")
     if meta.get("status") != "finished":
         return "unknown: gpuprof was stopped before the program ended"
+    if meta.get("kind") == "notebook":
+        if meta.get("interrupted"):
+            return "the cell was interrupted"
+        return f"the cell raised {meta['cell_error']}" if meta.get("cell_error") and code else "the cell finished"
     if meta.get("kind") == "attach":
         stopped = (meta.get("attach") or {}).get("stopped_by")
         return ("the job ended while gpuprof sampled it" if stopped == "job ended"

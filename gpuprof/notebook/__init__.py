@@ -1,0 +1,1 @@
+"""gpuprof in a notebook: `%load_ext gpuprof`, then %%gpuprof on a training cell."""
