@@ -21,6 +21,8 @@ from gpuprof.record.redact import redact_argv
 from gpuprof.record.schema import RUN_FILE, RUN_FORMAT, STACKS_FILE, STACKS_FORMAT
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+NICE = 10
+THREADS_EVERY_S = 1.0   # how often the threads' CPU figures are read while py-spy samples
 GRACE_S = 15.0          # after the duration: how long py-spy may take to write before it is told to stop
 WRITE_S = 20.0          # after it is told to stop: how long it may take to write its samples
 
@@ -31,7 +33,7 @@ def load_nvml():
 
 
 class AttachOptions:
-    def __init__(self, out=None, duration_s: float = 30.0, rate_hz: int = 50, interval: float = 0.1, gpu: bool = True):
+    def __init__(self, out=None, duration_s: float = 30.0, rate_hz: int = 25, interval: float = 0.1, gpu: bool = True):
         self.out = out
         self.duration_s = duration_s
         self.rate_hz = rate_hz
@@ -68,6 +70,7 @@ class AttachSession:
         err_path = os.path.join(self.run_dir, "pyspy-stderr.txt")
         wall_start = time.time()
         previous = self._catch_stops()
+        _step_aside()          # before the sampler threads start: a thread keeps the niceness it started with
         try:
             samplers.start(self.pid)
             before = threads.snapshot(tree(self.pid))
@@ -78,8 +81,8 @@ class AttachSession:
                 spy = subprocess.Popen(pyspy.record_command(self.pyspy_path, self.pid, self.options.duration_s,
                                                             self.options.rate_hz, raw_path),
                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                       start_new_session=True)
-                latest = self._wait(spy, before, started)
+                                       start_new_session=True, preexec_fn=_step_aside)
+                latest = self._wait(spy, before, started, samplers)
             ended = self.clock()
         finally:
             samplers.stop()
@@ -90,7 +93,7 @@ class AttachSession:
         self._save_meta(wall_start, started, ended, stacks)
 
     # -- waiting ---------------------------------------------------------------------------------
-    def _wait(self, spy, before: dict, started: float) -> dict:
+    def _wait(self, spy, before: dict, started: float, samplers) -> dict:
         """Until py-spy ends; the threads' figures are read every second, so a thread that ends
         before the attach does keeps its last reading."""
         latest = dict(before)
@@ -98,11 +101,12 @@ class AttachSession:
         told = None
         while True:
             try:
-                spy.wait(timeout=0.5)
+                spy.wait(timeout=THREADS_EVERY_S)
                 break
             except subprocess.TimeoutExpired:
                 pass
-            latest.update(threads.snapshot(tree(self.pid)))
+            # The tree as the system sampler last saw it (no scan of /proc of its own).
+            latest.update(threads.snapshot(samplers.job_pids() or {self.pid}))
             now = self.clock()
             if told is None and not _alive(self.pid):
                 self.stopped_by = self.stopped_by or "job ended"
@@ -203,6 +207,15 @@ class AttachSession:
             "settings": {"interval_s": self.options.interval, "probes": False, "gpu": self.options.gpu,
                          "max_steps": None, "warmup_steps": 0},
         })
+
+
+def _step_aside() -> None:
+    """gpuprof and py-spy take what the job leaves: on a machine it keeps busy, the samples come a
+    little late (each stack is weighted by the time it stood for) rather than the job slowing."""
+    try:
+        os.nice(NICE)
+    except OSError:
+        pass
 
 
 def _signal(process, sig) -> None:

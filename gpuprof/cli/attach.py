@@ -17,7 +17,8 @@ def attach(
                                         help="Also write a timeline for ui.perfetto.dev or chrome://tracing (JSON)."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
                                       help="Run folder [default: ~/.local/state/gpuprof/runs/attach-<script>-...]."),
-    rate: int = typer.Option(50, "--rate", metavar="HZ", help="Stack samples a second per thread [default: 50]."),
+    rate: int = typer.Option(25, "--rate", metavar="HZ",
+                             help="Stack samples a second [default: 25; py-spy then uses about 5% of a core]."),
     gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML [default: gpu]."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
 ):

@@ -24,7 +24,7 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def attach(pid: int, duration: str = "30s", json_path=None, html=None, trace=None, out=None, rate: int = 50,
+def attach(pid: int, duration: str = "30s", json_path=None, html=None, trace=None, out=None, rate: int = 25,
            gpu: bool = True, quiet: bool = False) -> int:
     """Exit status 0 with a report; 2 (one line on stderr) when the job cannot be read."""
     from gpuprof.attach import pyspy

@@ -54,7 +54,7 @@ def build():
         return model, DataLoader(Ready(16 * 12), batch_size=16)
     model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 10))
     if MODE == "spawn":
-        return model, DataLoader(Augmented(16 * 10, 60), batch_size=16, num_workers=2,
+        return model, DataLoader(Augmented(16 * 10, 150), batch_size=16, num_workers=2,
                                  multiprocessing_context="spawn", persistent_workers=True)
     if MODE == "ddp":
         return model, DataLoader(Augmented(16 * 6, 20), batch_size=16, num_workers=1, persistent_workers=True)
