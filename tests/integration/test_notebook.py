@@ -5,7 +5,6 @@ a second profiled cell starting clean, and the inline HTML opened in headless Ch
 import html
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -169,18 +168,9 @@ def test_an_exception_still_gives_a_report_and_reaches_the_notebook_unchanged(tm
     assert "the cell finished" in text and "Input-bound" in text
 
 
-BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome")
-                if shutil.which(name)), None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-extensions", "--disable-default-apps", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
-
-
 def test_the_inline_html_opens_in_a_browser_with_its_charts(notebooks, tmp_path):
-    if BROWSER is None:
-        if os.environ.get("GPUPROF_REQUIRE_BROWSER") == "1":
-            pytest.fail("GPUPROF_REQUIRE_BROWSER=1 but no chromium is installed")
-        pytest.skip("no chromium here (CI installs it)")
+    from tests.integration.test_html_browser import BROWSER, FLAGS, _need_browser
+    _need_browser()
     (shown,) = reports(notebooks["magic"][1])
     inline = shown["data"]["text/html"]
     assert "<script" not in inline
