@@ -51,6 +51,7 @@ def classify(sections: dict, nothing_to_judge: str = None) -> dict:
 
 def _choose(findings):
     removable = [f for f in findings if (f.bottleneck in INPUT_IDS and f.share >= INPUT_BOUND)
+                 or (f.evidence.get("contended") and f.share >= input_contended.CONTENDED_BOUND)
                  or (f.bottleneck == "transfer.h2d" and f.share >= TRANSFER_NOTABLE)]
     if removable:
         return max(removable, key=lambda f: f.share)

@@ -246,6 +246,19 @@ def test_contended_estimates_save_a_share_of_the_cpu():
     assert "of the job's CPU" in advice["batch-echoing"]["why"]
 
 
+def test_many_workers_with_little_cpu_that_slow_the_training_threads_are_the_verdict():
+    # Eight workers making cheap batches on two cores: 20% of the job's CPU, yet the training's
+    # threads wait for a core 19% of the time they want one (the shape of an 8-worker HDF5 trainer
+    # whose free input ran 1.45x faster).
+    data = contended(wait=0.13, queued=0.65, producer_cpu_s=4.8, cores_busy=2.0)
+    data["steps"]["training_cpu"] = {"run_s": 10.0, "wait_s": 2.33, "wait_share": 0.189, "threads": 11}
+    verdict, _ = judge(data)
+    assert verdict["bottleneck"] == "input.cpu" and verdict["evidence"]["contended"] is True
+    assert verdict["share"] == pytest.approx(0.13 + 0.87 * 0.189, abs=0.005)
+    data["steps"]["training_cpu"] = dict(data["steps"]["training_cpu"], wait_s=1.0, wait_share=0.09)
+    assert judge(data)[0]["bottleneck"] == "compute"           # a little waiting for a core is no verdict
+
+
 def test_an_idle_core_or_unqueued_workers_are_not_contended():
     assert judge(contended(idle=0.4, cores_busy=1.2))[0]["bottleneck"] == "compute"
     assert judge(contended(queued=0.05))[0]["bottleneck"] == "compute"
