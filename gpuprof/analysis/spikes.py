@@ -112,19 +112,23 @@ MORE_THAN_ELSEWHERE = 0.2   # ... and in this much more of it than of the ordina
 def slow_step_function(events: list):
     """The user function that runs in the slow steps and not (as much) in the others, from the stack
     sampler's `slow_steps` tallies: 'name (file:line)', or None. The one whose share of the slow
-    steps' time most exceeds its share of the ordinary steps' (the start of a slow step can pass for
-    ordinary before it is known to be slow, so an evaluation's function shows there a little too); a
-    module's top level, under every step, names nothing."""
-    slow, normal = {}, {}
-    slow_weight = normal_weight = 0
+    steps' time most exceeds the share of ordinary steps it ran in (an evaluation step that stayed
+    under the threshold counts as one ordinary step, not as its long time); a module's top level,
+    under every step, names nothing."""
+    slow, normal, presence = {}, {}, {}
+    slow_weight = normal_weight = normal_steps = 0
+    counted = all("normal_steps" in (e.get("slow_steps") or {}) for e in events if e.get("slow_steps"))
     for event in events:
         tally = event.get("slow_steps") or {}
         slow_weight += tally.get("weight") or 0
         normal_weight += tally.get("normal_weight") or 0
+        normal_steps += tally.get("normal_steps") or 0
         for key, weight in (tally.get("frames") or {}).items():
             slow[key] = slow.get(key, 0) + weight
         for key, weight in (tally.get("normal_frames") or {}).items():
             normal[key] = normal.get(key, 0) + weight
+        for key, steps in (tally.get("normal_presence") or {}).items():
+            presence[key] = presence.get(key, 0) + steps
     if not slow_weight:
         return None
     scored = []
@@ -132,7 +136,12 @@ def slow_step_function(events: list):
         if key.startswith("<module> "):
             continue
         inside = weight / slow_weight
-        elsewhere = normal.get(key, 0) / normal_weight if normal_weight else 0.0
+        if counted:
+            # The share of ordinary steps it ran in: on a loaded machine an evaluation step that
+            # stayed under the threshold would otherwise outweigh the short ordinary steps' samples.
+            elsewhere = presence.get(key, 0) / normal_steps if normal_steps else 0.0
+        else:       # a record from before steps were counted
+            elsewhere = normal.get(key, 0) / normal_weight if normal_weight else 0.0
         if inside >= IN_SLOW and inside - elsewhere >= MORE_THAN_ELSEWHERE:
             scored.append((inside - elsewhere, -elsewhere, key))
     return max(scored)[2] if scored else None

@@ -30,7 +30,8 @@ class SlowSteps:
         self.recent = deque(maxlen=RECENT)
         self.slow, self.normal = {}, {}
         self.slow_weight = self.normal_weight = 0
-        self.slow_steps = 0
+        self.slow_steps = self.normal_steps = 0
+        self.normal_presence = {}                    # function -> ordinary steps it was sampled in
         self.current, self.current_weight = {}, 0    # the samples of the step under way
         self.marked = False                          # ... which has run past the threshold
 
@@ -67,8 +68,12 @@ class SlowSteps:
         if self.marked:
             self.slow_weight += self.current_weight
             self.slow_steps += 1
-        else:
+        elif self.current_weight:
             self.normal_weight += self.current_weight
+            self.normal_steps += 1
+            for key in self.current:
+                if key in self.normal_presence or len(self.normal_presence) < MAX_FRAMES:
+                    self.normal_presence[key] = self.normal_presence.get(key, 0) + 1
         self.current, self.current_weight, self.marked = {}, 0, False
 
     def take(self):
@@ -77,7 +82,8 @@ class SlowSteps:
         if not self.slow_steps:
             return None
         out = {"steps": self.slow_steps, "weight": self.slow_weight, "frames": self.slow,
-               "normal_weight": self.normal_weight, "normal_frames": self.normal}
-        self.slow, self.normal = {}, {}
-        self.slow_weight = self.normal_weight = self.slow_steps = 0
+               "normal_weight": self.normal_weight, "normal_frames": self.normal,
+               "normal_steps": self.normal_steps, "normal_presence": self.normal_presence}
+        self.slow, self.normal, self.normal_presence = {}, {}, {}
+        self.slow_weight = self.normal_weight = self.slow_steps = self.normal_steps = 0
         return out
