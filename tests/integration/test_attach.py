@@ -35,12 +35,28 @@ needs_pyspy = pytest.mark.skipif(not have_pyspy(), reason="py-spy is not install
 
 
 def start(command, cwd):
-    """The job, started plainly; returns once it printed its first epoch."""
-    job = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    """The job, started plainly; returns once it printed its first epoch. Its stderr goes to a file:
+    after a readline, the rest of stdout must be read from the same buffered stream (`finish`), as
+    communicate() would read past lines already buffered (two ranks print their first lines at once)."""
+    errors = open(os.path.join(cwd, "job-stderr.txt"), "w+")
+    job = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors, text=True,
                            preexec_fn=default_signal_dispositions)
+    job.errors_file = errors
     first = job.stdout.readline()
-    assert first, job.stderr.read()
+    if not first:
+        job.wait()
+        errors.seek(0)
+        pytest.fail(f"the job printed nothing: {errors.read()[-2000:]}")
     return job, first
+
+
+def finish(job) -> str:
+    """The rest of the job's stdout, once it has ended."""
+    rest = job.stdout.read()
+    job.wait(timeout=300)
+    job.stdout.close()
+    job.errors_file.close()
+    return rest
 
 
 def attach(job_pid, tmp_path, *extra, name="attach", duration="3"):
@@ -67,8 +83,7 @@ def attached_run(tmp_path, mode, epochs="until", status="0"):
         got, report = attach(job.pid, tmp_path)
     finally:
         stop.touch()
-    rest, errors = job.communicate(timeout=300)
-    return got, report, first + rest, job.returncode
+    return got, report, first + finish(job), job.returncode
 
 
 def profiled(tmp_path, mode, epochs):
@@ -127,7 +142,7 @@ def test_a_torchrun_job_is_attached_through_its_launcher(tmp_path):
         got, report = attach(job.pid, tmp_path)
     finally:
         stop.touch()
-    rest, _ = job.communicate(timeout=300)
+    rest = finish(job)
     assert got.returncode == 0, got.stderr
     assert job.returncode == 0 and (first + rest).count("epoch 0 ") == 2
     attached = report["attached"]
@@ -153,7 +168,7 @@ def test_ctrl_c_ends_the_attach_early_with_a_report(tmp_path):
         assert report["verdict"]["bottleneck"] == "compute"
     finally:
         job.kill()
-        job.communicate()
+        finish(job)
 
 
 def test_a_pid_that_is_not_python_gets_one_line_and_status_2(tmp_path):
