@@ -8,6 +8,7 @@ Pure: built from the saved stacks (gpuprof.record.stacks) and the system sampler
 figures, so a saved attach gives the same report every time. What sampling cannot know (batch
 sizes, dtypes, copies, step counts) stays None."""
 
+import functools
 import re
 
 from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
@@ -41,6 +42,7 @@ SPLIT = ("waiting_on_dataloader", "making_batches", "forward", "backward", "opti
          "other")
 
 
+@functools.lru_cache(maxsize=65536)
 def parse_frame(text: str) -> tuple:
     """('function', 'path', line) of a sampled frame 'function (path:line)'; line 0 when absent."""
     match = FRAME.match(text)
@@ -96,7 +98,7 @@ class TrainingSample:
         self.users = [f for f in inner_first if _is_user(f[1])]
         self.loop_line = None
         kind = None
-        for i, (name, path, line) in enumerate(inner_first):
+        for name, path, _ in inner_first:
             kind = _marker(name, path)
             if kind is not None:
                 break
@@ -263,12 +265,12 @@ def analyse_attached(stacks: dict, system: dict) -> dict:
     rows = [_trainer_row(p, t, f) for p, t, f in trainers]
     if not trainers:
         return {"steps": {"count": 0, "basis": "attached", "data_wait_share": None, "window_s": window},
-                "dataloaders": [], "attached": _section(stacks, None, rows, workers, [])}
+                "dataloaders": [], "attached": _section(stacks, None, rows, workers)}
     process, thread, figures = headline(trainers)
     steps = _steps(process, thread, figures, stacks, system, window)
-    loaders = _loaders(process, thread, figures, workers, stacks, system, window, steps)
+    loaders = _loaders(process, thread, figures, workers, stacks, system, window)
     return {"steps": steps, "dataloaders": loaders,
-            "attached": _section(stacks, (process, thread, figures), rows, workers, loaders)}
+            "attached": _section(stacks, (process, thread, figures, steps["sampled"]), rows, workers)}
 
 
 STRAGGLER_MARGIN = 0.1      # collective share by which the other ranks must out-wait one to call it the straggler
@@ -282,8 +284,7 @@ def headline(trainers: list):
         return trainers[0]
     collective = [item[2]["split"].get("collective", 0.0) for item in trainers]
     least = min(collective)
-    others = sorted(collective)[1] if len(collective) > 1 else least
-    if others - least >= STRAGGLER_MARGIN:
+    if sorted(collective)[1] - least >= STRAGGLER_MARGIN:
         return trainers[collective.index(least)]
     mean = sum(_data_share(item[2]) for item in trainers) / len(trainers)
     return min(trainers, key=lambda item: (abs(_data_share(item[2]) - mean), item[0].get("pid") or 0))
@@ -345,14 +346,14 @@ def _phase_cpu_ratio(run_s: float, share: float, window: float):
     return round(min(max(run_s - outside, 0.0) / (share * window), 1.0), 4)
 
 
-def _loaders(process, thread, figures, workers, stacks, system, window, steps) -> list:
+def _loaders(process, thread, figures, workers, stacks, system, window) -> list:
     """One entry per DataLoader loop line of the training thread, in the dataloaders section's shape."""
     if not figures["loops"]:
         return []
     own_workers = [(p, w) for p, w in workers.values() if _parent_of(p) == process.get("pid")]
+    lines = {loop for loop, _ in figures["loops"]}
     out = []
     for i, (line, n) in enumerate(figures["loops"]):
-        lines = {loop for loop, _ in figures["loops"]}
         # A forked worker shows the line that started its iterator; where that is not a loop line
         # (iter() on one line, next() on another) or not shown (spawn), the busiest loop has it.
         mine = [(p, w) for p, w in own_workers
@@ -430,7 +431,7 @@ def _producer(wall, cpu, kernel, queued, read_bytes, read_chars, in_main) -> dic
             "in_main_process": in_main}
 
 
-def _section(stacks, headline, rows, workers, loaders) -> dict:
+def _section(stacks, headline, rows, workers) -> dict:
     """What the attach saw, for the report's own section."""
     out = {
         "basis": "attached: sampled stacks, no probes",
@@ -445,9 +446,8 @@ def _section(stacks, headline, rows, workers, loaders) -> dict:
                     "step counts and step times", "the model's precision and layout"],
     }
     if headline is not None:
-        process, thread, figures = headline
-        hot = [{"at": item["function"], "share": item["share"]}
-               for item in (analyse_samples([{"counts": figures["counts"]}]).get("host_functions") or [])[:HOT]]
+        process, thread, figures, sampled = headline
+        hot = [{"at": item["function"], "share": item["share"]} for item in (sampled.get("host_functions") or [])[:HOT]]
         out["training"] = {"pid": process.get("pid"), "tid": thread.get("tid"), "thread": thread.get("name"),
                            "seconds": round(figures["weight"] / 1e6, 3), "split": figures["split"], "host_hot": hot,
                            "loops": [{"at": line, "share": round(n / figures["weight"], 4)}

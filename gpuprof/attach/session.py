@@ -15,21 +15,17 @@ from gpuprof.attach import pyspy, threads
 from gpuprof.attach.target import process_name, tree
 from gpuprof.launch.rundir import create_run_dir
 from gpuprof.launch.samplers import JobSamplers
+from gpuprof.launch.session import load_nvml, platform_name
+from gpuprof.launch.supervisor import step_aside
 from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.hosts import host_name
 from gpuprof.record.redact import redact_argv
 from gpuprof.record.schema import RUN_FILE, RUN_FORMAT, STACKS_FILE, STACKS_FORMAT
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-NICE = 10
 THREADS_EVERY_S = 1.0   # how often the threads' CPU figures are read while py-spy samples
 GRACE_S = 15.0          # after the duration: how long py-spy may take to write before it is told to stop
 WRITE_S = 20.0          # after it is told to stop: how long it may take to write its samples
-
-
-def load_nvml():
-    from gpuprof.samplers.nvml import load_nvml as load
-    return load()
 
 
 class AttachOptions:
@@ -70,7 +66,10 @@ class AttachSession:
         err_path = os.path.join(self.run_dir, "pyspy-stderr.txt")
         wall_start = time.time()
         previous = self._catch_stops()
-        _step_aside()          # before the sampler threads start: a thread keeps the niceness it started with
+        # gpuprof and py-spy take what the job leaves (each stack is weighted by the time it stood
+        # for, so late samples cost no accuracy); before the sampler threads start, as a thread
+        # keeps the niceness it started with.
+        step_aside()
         try:
             samplers.start(self.pid)
             before = threads.snapshot(tree(self.pid))
@@ -81,7 +80,7 @@ class AttachSession:
                 spy = subprocess.Popen(pyspy.record_command(self.pyspy_path, self.pid, self.options.duration_s,
                                                             self.options.rate_hz, raw_path),
                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                       start_new_session=True, preexec_fn=_step_aside)
+                                       start_new_session=True, preexec_fn=step_aside)
                 latest = self._wait(spy, before, started, samplers)
             ended = self.clock()
         finally:
@@ -189,7 +188,7 @@ class AttachSession:
             "target": redact_argv([target])[0],
             "host": host_name(),
             "python": sys.version.split()[0],
-            "platform": "-".join((os.uname().sysname, os.uname().release, os.uname().machine)),
+            "platform": platform_name(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
             "start_monotonic": started,
             "end_monotonic": ended,
@@ -201,21 +200,11 @@ class AttachSession:
             "interrupted": False,
             "signals": [],
             "attach": {"pid": self.pid, "stopped_by": self.stopped_by, "duration_asked_s": self.options.duration_s,
-                       "rate_hz": self.options.rate_hz,
-            "weights": "us", "sampler_error": self.pyspy_error},
+                       "rate_hz": self.options.rate_hz, "sampler_error": self.pyspy_error},
             "record_notes": [],
             "settings": {"interval_s": self.options.interval, "probes": False, "gpu": self.options.gpu,
                          "max_steps": None, "warmup_steps": 0},
         })
-
-
-def _step_aside() -> None:
-    """gpuprof and py-spy take what the job leaves: on a machine it keeps busy, the samples come a
-    little late (each stack is weighted by the time it stood for) rather than the job slowing."""
-    try:
-        os.nice(NICE)
-    except OSError:
-        pass
 
 
 def _signal(process, sig) -> None:

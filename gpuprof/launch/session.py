@@ -153,7 +153,7 @@ class RunSession:
             "host": host_name(),
             "python": sys.version.split()[0],
             **_interpreter_of(self.command),
-            "platform": _platform(),
+            "platform": platform_name(),
             "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
             "start_monotonic": outcome.started,
             "end_monotonic": outcome.ended,
@@ -199,7 +199,7 @@ def _signal_name(number):
         return f"signal {number}"
 
 
-def _platform() -> str:
+def platform_name() -> str:
     """The OS, kernel and machine, as platform.platform() says it without the `uname -p`
     subprocess it starts on Linux."""
     u = os.uname()

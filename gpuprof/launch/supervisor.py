@@ -60,7 +60,7 @@ def signal_name(number: int) -> str:
         return f"SIGRTMIN+{number - low}" if number >= low else f"signal {number}"
 
 
-def _step_aside() -> None:
+def step_aside() -> None:
     """Lower gpuprof's own priority once the child runs (the child keeps its own): on a machine the
     job saturates, the samplers and report work take what the job leaves instead of slowing it.
     Threads started from here on inherit it."""
@@ -159,7 +159,7 @@ class Supervisor:
         try:
             started = time.monotonic()
             signal.pthread_sigmask(signal.SIG_BLOCK, self._watched | {signal.SIGCHLD})
-            _step_aside()
+            step_aside()
             outcome = Outcome(pid=proc.pid, returncode=0, started=started, ended=started)
             for sig in self._early:
                 self._forward(proc, outcome, sig, "gpuprof", group=False)

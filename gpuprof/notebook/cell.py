@@ -15,6 +15,7 @@ import time
 import gpuprof
 from gpuprof.launch.environment import child_environment
 from gpuprof.launch.rundir import create_run_dir
+from gpuprof.launch.session import platform_name
 from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.hosts import host_name
 from gpuprof.record.schema import BOOTSTRAP_ENV, EVENTS_DIR, RUN_FILE, RUN_FORMAT
@@ -175,7 +176,7 @@ def _save_meta(run_dir: str, code: str, outcome: CellOutcome, wall_start: float,
         "target": "notebook cell",
         "host": host_name(),
         "python": sys.version.split()[0],
-        "platform": "-".join((os.uname().sysname, os.uname().release, os.uname().machine)),
+        "platform": platform_name(),
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
         "start_monotonic": outcome.started,
         "end_monotonic": outcome.ended,

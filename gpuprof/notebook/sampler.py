@@ -13,11 +13,9 @@ def main(argv=None) -> int:
     pid, run_dir, interval, gpu = int(args[0]), args[1], float(args[2]), args[3] == "1"
     if os.fork() > 0:
         os._exit(0)                # the kernel reaps this one; the sampler lives on outside its tree
-    try:
-        os.nice(10)                # the cell's work comes first
-    except OSError:
-        pass
     import time
+    from gpuprof.launch.supervisor import step_aside
+    step_aside()                   # the cell's work comes first
     from gpuprof.launch.samplers import JobSamplers
     from gpuprof.launch.session import load_nvml
 

@@ -131,12 +131,7 @@ def begin_cell(config: dict) -> None:
     the cell's run folder, and the probes announce what they already know (its DataLoaders)."""
     arm_in_kernel()
     _state["settings"] = config
-    del _drains[:]
-    for func in list(_fork_resets):
-        try:
-            func()
-        except Exception:
-            pass
+    _drop_probe_state()
     _open_writer(origin="cell")
     if "torch" in sys.modules:
         start_flush_timer()
@@ -241,18 +236,24 @@ def _close_current() -> None:
     current.close()
 
 
+def _drop_probe_state() -> None:
+    """The probes forget what they kept and buffered (a forked child's parent's, a notebook's earlier
+    cells'); each reset registers its streams' drains again."""
+    del _drains[:]
+    for func in list(_fork_resets):
+        try:
+            func()
+        except Exception:
+            pass
+
+
 def _after_fork_in_child() -> None:
     """A forked child gets its own file; the parent's buffer stays the parent's."""
     inherited = _state["writer"]
     if inherited is not None:
         inherited.abandon()
     _state["writer"] = None
-    del _drains[:]         # the parent's probes and their buffered rows stay the parent's
-    for func in list(_fork_resets):
-        try:
-            func()
-        except Exception:
-            pass
+    _drop_probe_state()    # the parent's probes and their buffered rows stay the parent's
     try:
         _open_writer(origin="fork")
     except OSError:

@@ -100,12 +100,12 @@ def loader_tables(report: dict):
     parts = []
     split = (((report.get("verdict") or {}).get("evidence") or {}).get("producer_time_split"))
     for index, loader in enumerate(report.get("dataloaders") or []):
-        at = "iterated at" if loader.get("basis") == "attached" else "at"
+        attached = loader.get("basis") == "attached"
+        at = "iterated at" if attached else "at"
         table = Table(title=f"\nDataLoader {at} {loader.get('where') or '?'}", title_justify="left",
                       show_header=False, box=None, padding=(0, 2))
         table.add_column(style="dim")
         table.add_column()
-        attached = loader.get("basis") == "attached"
         if attached:
             table.add_row("settings", f"num_workers={loader.get('num_workers')} (attached: the other settings are not seen)")
         else:
