@@ -1,0 +1,120 @@
+"""A simulated machine's GPUs and driver, as one JSON file every process of a run reads.
+
+The machine folder (GPUPROF_SIMGPU names it) holds `machine.json` and one sub-folder per GPU in
+NVML's order (PCI bus order), where each process that uses that GPU keeps its activity
+(`gpuprof.testing.simgpu.state`). The job's side (the CUDA face inside torch) and the supervisor's
+side (the NVML face behind `pynvml`) both read the machine from here, as a real driver is shared."""
+
+import dataclasses
+import json
+import os
+import uuid as uuidlib
+from dataclasses import dataclass, field
+
+ENV = "GPUPROF_SIMGPU"
+MACHINE_FILE = "machine.json"
+GIB = 1 << 30
+
+
+@dataclass
+class MigInstance:
+    """One MIG GPU instance (with one compute instance) on a GPU in MIG mode."""
+    profile: str = "1g.10gb"
+    sm_count: int = 16
+    memory_bytes: int = 10 * GIB
+    gpu_instance_id: int = 0
+    uuid: str = ""
+
+
+@dataclass
+class Gpu:
+    """One GPU. Defaults describe an H100 SXM; the speeds decide how long each kernel and copy takes."""
+    name: str = "NVIDIA H100 80GB HBM3"
+    uuid: str = ""                         # filled by Machine: "GPU-xxxxxxxx-xxxx-..."
+    pci_bus_id: str = ""                   # filled by Machine: NVML's order is PCI bus order
+    memory_bytes: int = 80 * GIB
+    sm_count: int = 132
+    compute_capability: tuple = (9, 0)
+    max_sm_clock_mhz: int = 1980
+    idle_sm_clock_mhz: int = 345
+    busy_sm_clock_mhz: int = 0             # 0: the top clock; lower with `clock_reasons` set while busy
+    busy_clock_reasons: int = 0            # nvmlClocksEventReasons bits held while busy (0x4 sw power cap)
+    tflops: dict = field(default_factory=lambda: {"float32": 67.0, "tf32": 494.0, "bfloat16": 989.0,
+                                                  "float16": 989.0, "int8": 1979.0})
+    efficiency: float = 0.7                # share of the peak a large kernel reaches
+    memory_bandwidth: float = 3.35e12      # bytes/s of device memory
+    pinned_copy_bandwidth: float = 25e9    # bytes/s host<->device from page-locked memory
+    pageable_copy_bandwidth: float = 12e9  # bytes/s from pageable memory (staged through a pinned buffer)
+    copy_engines: int = 2
+    min_kernel_s: float = 3e-6             # a kernel's device time is never less
+    idle_power_w: float = 70.0
+    busy_power_w: float = 700.0
+    context_bytes: int = 500 << 20         # device memory a process's CUDA context takes
+    mig: list = field(default_factory=list)   # [MigInstance]: non-empty puts the GPU in MIG mode
+    gpm: bool = True                       # GPU Performance Monitoring (Hopper and later)
+    fail_after_reads: int = -1             # NVML calls on this GPU fail (GPU lost) after so many reads
+    pcie_generation: int = 5
+
+
+@dataclass
+class Machine:
+    gpus: list = field(default_factory=lambda: [Gpu()])
+    nvml: str = "present"                  # present | missing (no library) | init_fails (driver mismatch)
+    pid_mode: str = "same"                 # same | host (NVML lists host PIDs) | none (no process list)
+    mps: bool = False                      # processes reach the GPU through an MPS server
+    used_memory_known: bool = True         # False: usedGpuMemory is None (NVML_VALUE_NOT_AVAILABLE)
+    driver_version: str = "550.54.15"
+    cuda_driver_version: int = 12040
+    util_sample_period_s: float = 1 / 6    # NVML utilisation covers the past sample period
+    pcie_read_s: float = 0.02              # nvmlDeviceGetPcieThroughput samples over 20 ms
+    host_pid_offset: int = 3_000_000       # pid_mode host: a container PID plus this is the host PID
+    mps_server_pid: int = 4242
+    seed: str = "gpuprof-simgpu"
+
+    def __post_init__(self):
+        self.gpus = [g if isinstance(g, Gpu) else Gpu(**g) for g in self.gpus]
+        for i, gpu in enumerate(self.gpus):
+            gpu.mig = [m if isinstance(m, MigInstance) else MigInstance(**m) for m in gpu.mig]
+            gpu.compute_capability = tuple(gpu.compute_capability)
+            gpu.uuid = gpu.uuid or "GPU-" + str(uuidlib.uuid5(uuidlib.NAMESPACE_OID, f"{self.seed}/{i}"))
+            gpu.pci_bus_id = gpu.pci_bus_id or f"00000000:{0x18 + 0x10 * i:02X}:00.0"
+            for j, inst in enumerate(gpu.mig):
+                inst.gpu_instance_id = inst.gpu_instance_id or j + 1
+                inst.uuid = inst.uuid or "MIG-" + str(uuidlib.uuid5(uuidlib.NAMESPACE_OID, f"{self.seed}/{i}/mig{j}"))
+
+    def uuid(self, index: int) -> str:
+        """The UUID of the GPU at NVML index `index` (PCI bus order)."""
+        return self.gpus[index].uuid
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def create(self, folder: str) -> str:
+        """Write the machine into `folder` (made if missing) and return the folder."""
+        os.makedirs(folder, exist_ok=True)
+        for i, gpu in enumerate(self.gpus):
+            os.makedirs(device_dir(folder, i), exist_ok=True)
+            for inst in gpu.mig:
+                os.makedirs(mig_dir(folder, i, inst.gpu_instance_id), exist_ok=True)
+        tmp = os.path.join(folder, MACHINE_FILE + ".tmp")
+        with open(tmp, "w") as out:
+            json.dump(self.to_dict(), out, indent=1)
+        os.replace(tmp, os.path.join(folder, MACHINE_FILE))
+        return folder
+
+
+def load(folder: str = None) -> Machine:
+    """The machine in `folder`, or in the folder GPUPROF_SIMGPU names."""
+    folder = folder or os.environ[ENV]
+    with open(os.path.join(folder, MACHINE_FILE)) as source:
+        return Machine(**json.load(source))
+
+
+def device_dir(folder: str, nvml_index: int) -> str:
+    """Where the processes using GPU `nvml_index` keep their activity."""
+    return os.path.join(folder, f"dev{nvml_index}")
+
+
+def mig_dir(folder: str, nvml_index: int, gpu_instance_id: int) -> str:
+    """Where the processes using one MIG instance of GPU `nvml_index` keep their activity."""
+    return os.path.join(device_dir(folder, nvml_index), f"mig{gpu_instance_id}")
