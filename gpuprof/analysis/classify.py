@@ -2,6 +2,7 @@
 thin evidence gives a sampler-only guess with a low confidence that says so."""
 
 from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE, gather
+from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.analysis.rules import Finding, rounded
 from gpuprof.analysis.rules import (compute, host_overhead, input_contended, input_cpu, input_disk, input_latency,
                                     transfer_h2d)
@@ -86,14 +87,15 @@ def _sampler_only(ev, sections) -> dict:
     io_busy = (ev.iowait or 0) > 0.2 or (ev.io_pressure or 0) > 0.3
     busy = ev.cores_busy or 0.0
     if ev.gpu and ev.gpu_util is not None:
+        low = kernel_time(ev.gpu_util, ev.gpu_sm_active, only=True)
         if ev.gpu_util >= 0.7:
-            name, conf, why = "compute", 0.45, f"the GPU is busy {ev.gpu_util:.0%} of the time"
+            name, conf, why = "compute", 0.45, kernel_time(ev.gpu_util, ev.gpu_sm_active)
         elif io_busy:
-            name, conf, why = "input.disk", 0.3, f"the GPU is busy only {ev.gpu_util:.0%} while the disk is the bottleneck of the machine"
+            name, conf, why = "input.disk", 0.3, f"{low} while the disk is the bottleneck of the machine"
         elif busy >= 0.8 * ev.cpu_count:
-            name, conf, why = "input.cpu", 0.3, f"the GPU is busy only {ev.gpu_util:.0%} while every core is busy"
+            name, conf, why = "input.cpu", 0.3, f"{low} while every core is busy"
         else:
-            name, conf, why = "host.overhead", 0.25, f"the GPU is busy only {ev.gpu_util:.0%} and the CPUs are not saturated"
+            name, conf, why = "host.overhead", 0.25, f"{low} and the CPUs are not saturated"
         share = ev.gpu_util if name == "compute" else 1.0 - ev.gpu_util
     elif io_busy:
         name, conf, why, share = "input.disk", 0.3, f"the machine waits on I/O {max(ev.iowait or 0, ev.io_pressure or 0):.0%} of the time", None
@@ -102,10 +104,13 @@ def _sampler_only(ev, sections) -> dict:
     else:
         name, conf, why, share = "input.latency", 0.15, f"the job is mostly idle ({busy:.1f} cores busy, little disk)", None
     reason = sections.get("probe_gap") or ("no training steps were observed" if ev.probes else "probes were off")
+    evidence = {"gpu_util": rounded(ev.gpu_util), "cores_busy": rounded(busy), "cpu_count": ev.cpu_count,
+                "iowait": rounded(ev.iowait), "io_pressure": rounded(ev.io_pressure)}
+    if ev.gpu and ev.gpu_sm_active is not None:
+        evidence["gpu_sm_active"] = rounded(ev.gpu_sm_active)
     return {
         "bottleneck": name, "share": rounded(share), "confidence": conf, "basis": "sampler",
-        "evidence": {"gpu_util": rounded(ev.gpu_util), "cores_busy": rounded(busy), "cpu_count": ev.cpu_count,
-                     "iowait": rounded(ev.iowait), "io_pressure": rounded(ev.io_pressure)},
+        "evidence": evidence,
         "reason": why,
         "summary": f"{LABELS[name]} (a guess: {reason}, so only system figures were used): {why}.",
     }

@@ -5,7 +5,7 @@ so rules are tested with plain dictionaries."""
 
 from dataclasses import dataclass, field
 
-from gpuprof.analysis.system import job_gpu_util, job_gpus
+from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus, job_sm_active, nvml_uuid
 
 INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
 INPUT_NOTABLE = 0.15        # data-wait share worth a secondary finding and input fixes
@@ -43,10 +43,12 @@ class Evidence:
     cpu_pressure: float = None
     disk_busy: float = None
     gpu: bool = False
-    gpu_util: float = None
+    gpu_util: float = None          # the job's GPUs: share of the measured steps a kernel ran (NVML)
+    gpu_sm_active: float = None     # ... share of their SMs busy (GPM), where the GPUs have it
     gpu_mem_free_share: float = None
-    gpu_count: int = 0
-    gpu_figures: list = None        # per GPU: (index, util_gpu, mem_used_max_bytes)
+    gpu_count: int = 0              # whole GPUs NVML shows (MIG instances not counted apart)
+    gpu_figures: list = None        # per GPU: (index, util_gpu, mem_used_max_bytes, sm_active); the index is the
+                                    # job's CUDA index where its devices are known by UUID, else NVML's
     copy_share: float = None
     copies: dict = field(default_factory=dict)
     hdf5: list = field(default_factory=list)
@@ -145,9 +147,11 @@ def gather(sections: dict) -> Evidence:
     used = job_gpus(gpus)
     if used:
         ev.gpu = True
-        ev.gpu_count = len(gpus)
+        whole = [g for g in gpus if not g.get("mig")]
+        ev.gpu_count = len(whole) or len(gpus)
         ev.gpu_util = job_gpu_util(gpus)
-        ev.gpu_figures = [(g.get("index"), g.get("util_gpu"), g.get("mem_used_max_bytes")) for g in gpus]
+        ev.gpu_sm_active = job_sm_active(gpus)
+        ev.gpu_figures = gpu_figures(gpus, whole, sections.get("cuda_devices"))
         frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
                  if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
         ev.gpu_mem_free_share = min(frees) if frees else None
@@ -163,3 +167,16 @@ def gather(sections: dict) -> Evidence:
     ev.cpu_flags = tuple(system.get("cpu_flags") or ())
     ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
     return ev
+
+
+def gpu_figures(gpus: list, whole: list, cuda_devices) -> list:
+    """(index, utilisation, peak memory, SM activity (GPM) or None) per GPU. Where the job's CUDA
+    devices are known by UUID, its own GPUs under the CUDA index the job gave them (cuda:0 is where
+    DataParallel gathers, whatever NVML's order); else every whole GPU under NVML's index."""
+    cuda_index = {nvml_uuid(d.get("uuid")): d.get("cuda_index") for d in cuda_devices or []
+                  if d.get("uuid") and d.get("cuda_index") is not None}
+    own = [(cuda_index[nvml_uuid(g.get("uuid"))], g.get("util_gpu"), g.get("mem_used_max_bytes"), g.get("sm_active"))
+           for g in gpus if g.get("uuid") and nvml_uuid(g.get("uuid")) in cuda_index]
+    if own:
+        return sorted(own, key=lambda f: f[0])
+    return [(g.get("index"), g.get("util_gpu"), g.get("mem_used_max_bytes"), g.get("sm_active")) for g in whole or gpus]

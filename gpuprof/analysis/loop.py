@@ -74,10 +74,14 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         wait_source = "dataloader"
         evaluation = _evaluation(in_window, others, window)
     gap_cpu_share = None
+    device_wait = None
     if not in_window and source in ("optimizer", "backward"):
         gaps = [e for e in measured if "f" in e]
         if gaps:
-            data_wait = total(gaps, "f")
+            # The host's waits for the GPU in that time (a blocking copy that first waits for the
+            # previous step's kernels, an .item()) are not batch preparation.
+            device_wait = min(total(gaps, "fw"), total(gaps, "f"))
+            data_wait = total(gaps, "f") - device_wait
             wait_source = "before-first-forward"
             gap_cpu_share = min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None
     # Evaluation passes are left out of both the data wait and the time it is a share of.
@@ -110,6 +114,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "data_wait_share": share,
         "data_wait_source": wait_source,
         "data_wait_cpu_share": gap_cpu_share,
+        **({"gpu_wait_before_forward_s": device_wait} if device_wait else {}),
         "backward_s": backward,
         "backward_share": min(backward / window, 1.0) if backward is not None and window > 0 else None,
         "other_loaders_wait_s": other_wait,

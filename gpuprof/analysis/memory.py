@@ -3,6 +3,7 @@ workers' copy-on-write growth, the machine paging, and how the run ended (out of
 
 Pure: built from the memory probe's events, the step window and the system record."""
 
+from gpuprof.analysis.job_gpus import job_gpus, nvml_uuid
 from gpuprof.analysis.series import count
 
 GROWTH_MIN_BYTES = 16 << 20      # growth over the window worth a finding ...
@@ -58,7 +59,9 @@ def growth(points, measured_steps: int = None):
 
 
 def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_memory, system: dict,
-                   meta: dict) -> dict:
+                   meta: dict, cuda_devices=None) -> dict:
+    """The memory section. `cuda_devices`: the job's CUDA devices with each one's peak (analysis.devices),
+    so each device's peak is held against that device's own memory."""
     pid = steps.get("pid")
     own = [e for e in mem_events if pid is None or e.get("pid") == pid]
     cuda = any(e.get("alloc") is not None for e in own)
@@ -76,12 +79,13 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
         out["rest_is"] = ("activations and temporaries (the peak less parameters, gradients and optimizer state)"
                           if cuda else "everything else in the process: the interpreter, libraries, data, "
                           "activations and temporaries")
-    out["headroom"] = headroom(out, system, steps.get("batch_size"))
+    devices = device_peaks(system, cuda_devices, pid) if cuda else []
+    out["headroom"] = headroom(out, system, steps.get("batch_size"), devices)
     findings = []
     trend = growth(_points(own, steps.get("window_start"), steps.get("window_end")))
     out["growth"] = trend
     if trend and trend["r"] >= GROWTH_MIN_R and trend["total_bytes"] >= GROWTH_MIN_BYTES:
-        findings.append(_growth_finding(trend, cuda, system))
+        findings.append(_growth_finding(trend, cuda, system, devices))
     workers = _worker_growth(worker_memory)
     if workers:
         findings.append(workers)
@@ -97,23 +101,59 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
 HEADROOM_TARGET = 0.9        # a batch size should leave this much of the device for the peak
 
 
-def headroom(memory: dict, system: dict, batch_size):
+def job_device_totals(system: dict) -> list:
+    """Memory of each of the job's GPUs (the `job` flag of each NVML summary; all of them in a report
+    that never marked any): another program's GPU says nothing of this job's room."""
+    return [g["mem_total_bytes"] for g in job_gpus(system.get("gpus") or []) if g.get("mem_total_bytes")]
+
+
+def device_peaks(system: dict, cuda_devices, pid=None) -> list:
+    """[{label, uuid, peak_bytes, device_bytes, peak_share, training_process}] for each CUDA device of
+    the job whose peak was read and whose memory NVML gave, matched by UUID; `training_process`
+    marks the devices the training process used. The peak on a device is every process's there,
+    added (analysis.devices)."""
+    by_uuid = {nvml_uuid(g.get("uuid")): g for g in system.get("gpus") or [] if g.get("uuid")}
+    known = [d for d in cuda_devices or [] if d.get("peak_bytes") and nvml_uuid(d.get("uuid")) in by_uuid]
+    out = []
+    for device in known:
+        gpu = by_uuid[nvml_uuid(device["uuid"])]
+        total = gpu.get("mem_total_bytes")
+        if not total:
+            continue
+        out.append({"label": gpu.get("label") or f"GPU {gpu.get('index')}", "uuid": nvml_uuid(device["uuid"]),
+                    "peak_bytes": device["peak_bytes"], "device_bytes": total,
+                    "peak_share": round(device["peak_bytes"] / total, 3),
+                    "training_process": pid is not None and pid in (device.get("pids") or [])})
+    return out
+
+
+def headroom(memory: dict, system: dict, batch_size, devices: list = ()):
     """On a GPU: the share of its memory the peak uses, and the largest batch that would fit,
     assuming activations (the peak less parameters, gradients and optimizer state) grow in
-    proportion to the batch while the rest stays."""
+    proportion to the batch while the rest stays. With each device's peak known (`devices`), the
+    fullest device decides: its peak against its own memory, its activations the same share of its
+    peak as the process's; else the process's peak against the smallest of the job's GPUs."""
     if memory.get("device") != "cuda" or not memory.get("peak_bytes"):
         return None
-    totals = [g.get("mem_total_bytes") for g in system.get("gpus") or [] if g.get("mem_total_bytes")]
-    if not totals:
-        return None
-    total = min(totals)
-    out = {"device_bytes": total, "peak_share": round(memory["peak_bytes"] / total, 3), "largest_batch": None}
-    activations = memory.get("rest_bytes")
-    if batch_size and activations:
-        fixed = memory["peak_bytes"] - activations
+    if devices:
+        fullest = max(devices, key=lambda d: d["peak_share"])
+        total, peak = fullest["device_bytes"], fullest["peak_bytes"]
+        out = {"device_bytes": total, "peak_share": fullest["peak_share"], "largest_batch": None,
+               "device": fullest["label"], "devices": list(devices)}
+    else:
+        totals = job_device_totals(system)
+        if not totals:
+            return None
+        total, peak = min(totals), memory["peak_bytes"]
+        out = {"device_bytes": total, "peak_share": round(peak / total, 3), "largest_batch": None}
+    rest = memory.get("rest_bytes")
+    if batch_size and rest:
+        activations = rest * peak / memory["peak_bytes"]          # this device's share of them
+        fixed = peak - activations
         out["largest_batch"] = max(int(batch_size * (HEADROOM_TARGET * total - fixed) / activations), 0)
-        out["basis"] = (f"activations of {activations} bytes at batch {batch_size} scale with the batch; "
-                        f"{fixed} bytes of parameters, gradients and optimizer state do not; "
+        on = f" on {out['device']}" if devices else ""
+        out["basis"] = (f"activations of {round(activations)} bytes{on} at batch {batch_size} scale with the batch; "
+                        f"{round(fixed)} bytes of parameters, gradients and optimizer state do not; "
                         f"{HEADROOM_TARGET:.0%} of the device at most")
     return out
 
@@ -135,12 +175,15 @@ def _anatomy(events):
             "basis": "the optimizers' parameter groups and state after their first step"}
 
 
-def _growth_finding(trend, cuda, system) -> dict:
+def _growth_finding(trend, cuda, system, devices=()) -> dict:
     slope = trend["slope_bytes_per_step"]
     limit = None
     if cuda:
-        totals = [g.get("mem_total_bytes") for g in system.get("gpus") or [] if g.get("mem_total_bytes")]
-        limit = min(totals) if totals else None
+        # The per-step counters add up every device the training process uses: their memory together
+        # bounds them.
+        own = [d["device_bytes"] for d in devices if d.get("training_process")]
+        totals = job_device_totals(system)
+        limit = sum(own) if own else (min(totals) if totals else None)
     else:
         available = (system.get("memory") or {}).get("available_bytes")
         limit = trend["last_bytes"] + available if available else None

@@ -1,4 +1,9 @@
-"""Summaries of the supervisor's samples: the machine, the job's process tree, disk, pressure, GPUs."""
+"""Summaries of the supervisor's samples: the machine, the job's process tree, disk, pressure. The
+GPUs' are in gpuprof.analysis.gpus (per device) and gpuprof.analysis.job_gpus (which are the job's),
+named here too for the callers that read every summary from one place."""
+
+from gpuprof.analysis.gpus import SLOWDOWNS, slowdown_notes, summarize_gpus  # noqa: F401
+from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus  # noqa: F401
 
 
 def _weighted_mean(values, weights):
@@ -77,81 +82,6 @@ def cores_busy_between(system: dict, start, end):
         span += dt
         cpu += (users[i] if i < len(users) and users[i] else 0.0) + (systems[i] if i < len(systems) and systems[i] else 0.0)
     return cpu / span if inside >= 2 and span > 0 else None
-
-
-def summarize_gpus(gpu: dict) -> tuple:
-    """(per-GPU summaries, status) from the NVML sampler's record."""
-    summaries = []
-    for device in gpu.get("gpus", []):
-        columns = device.get("series", {}).get("columns", {})
-
-        def mean(name):
-            values = [v for v in columns.get(name) or [] if v is not None]
-            return sum(values) / len(values) if values else None
-
-        used = [v for v in columns.get("mem_used") or [] if v is not None]
-        summaries.append({
-            "index": device.get("index"),
-            "name": device.get("name"),
-            "util_gpu": mean("util_gpu"),
-            "util_memory": mean("util_memory"),
-            "mem_used_max_bytes": max(used) if used else None,
-            "mem_total_bytes": device.get("mem_total"),
-            "pcie_rx_mb_s": _scale(mean("pcie_rx_bps"), 1e-6),
-            "pcie_tx_mb_s": _scale(mean("pcie_tx_bps"), 1e-6),
-            "sm_clock_mhz": mean("sm_clock_mhz"),
-            "sm_clock_max_mhz": device.get("sm_clock_max_mhz"),
-            "clock_events": device.get("clock_events", {}),
-            "slowdowns": _slowdowns(device.get("clock_events") or {}, len(columns.get("t") or [])),
-            "job_memory_bytes": sum(device.get("job_memory", {}).values()) or None,
-            "samples": len(columns.get("t") or []),
-        })
-    status = {"available": bool(gpu.get("available")) and bool(summaries),
-              "reason": gpu.get("reason"), "driver": gpu.get("driver")}
-    return summaries, status
-
-
-#: Clock-event reasons that slow a busy GPU down (idle, application clocks and sync boost do not).
-SLOWDOWNS = {"sw_power_cap": "the software power cap", "hw_slowdown": "a hardware slowdown",
-             "sw_thermal_slowdown": "software thermal slowdown", "hw_thermal_slowdown": "hardware thermal slowdown",
-             "hw_power_brake_slowdown": "the hardware power brake"}
-
-
-def _slowdowns(events: dict, samples: int) -> dict:
-    """{reason: share of the samples it was set in} for the reasons that slow a GPU down."""
-    if not samples:
-        return {}
-    return {name: round(min(events[name] / samples, 1.0), 3) for name in SLOWDOWNS if events.get(name)}
-
-
-def slowdown_notes(gpus: list) -> list:
-    """A GPU that ran measurably below its top SM clock while a slowdown reason held a tenth of the run."""
-    notes = []
-    for gpu in gpus or []:
-        top, mean = gpu.get("sm_clock_max_mhz"), gpu.get("sm_clock_mhz")
-        held = {k: v for k, v in (gpu.get("slowdowns") or {}).items() if v >= 0.1}
-        if not held or not top or mean is None or mean >= 0.9 * top:
-            continue
-        reasons = ", ".join(f"{SLOWDOWNS[k]} {v:.0%} of the run" for k, v in sorted(held.items(), key=lambda i: -i[1]))
-        notes.append(f"GPU {gpu.get('index')} ran at {mean:.0f} of its {top:.0f} MHz SM clock on average ({reasons}): "
-                     "every step is slower for it; check cooling and the power limit (nvidia-smi -q -d PERFORMANCE)")
-    return notes
-
-
-def _scale(value, factor):
-    return value * factor if value is not None else None
-
-
-def job_gpus(gpus: list) -> list:
-    """The GPUs the job used (it held memory there), or all of them when that is unknown."""
-    used = [g for g in gpus if g.get("job_memory_bytes")]
-    return used or gpus
-
-
-def job_gpu_util(gpus: list):
-    """Mean utilisation of the job's GPUs (0..1), None without a figure."""
-    values = [g["util_gpu"] for g in job_gpus(gpus) if g.get("util_gpu") is not None]
-    return sum(values) / len(values) if values else None
 
 
 def _cpu_limit(limit, span):

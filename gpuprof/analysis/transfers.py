@@ -1,26 +1,121 @@
-"""Host-to-device copies and HDF5 reads, summed over the job's processes."""
+"""Host-to-device copies of the training process, and HDF5 reads summed over the job's processes.
+
+Copy time is device time: the CUDA events around each copy. A copy the events did not time (the
+first one, made before CUDA was initialised, or one whose events were never read back) is
+estimated from the bytes per second of the timed ones, and the section says how many were. A copy
+that held the host beyond its device time waited for the device (the kernels queued before it):
+that is `device_wait_s`, never copy time. Only copies inside the steps' window count (start-up
+copies and model moves are reported apart), and only the training process's: each rank's share
+is against its own window (docs/how-it-works.md)."""
+
+EMPTY = {"count": 0, "bytes": 0, "pageable_bytes": 0, "seconds": None, "observed": False}
+_SUMMED = ("n", "bytes", "pageable_bytes", "pinned_bytes", "non_blocking", "small", "host_s", "gpu_s",
+           "timed", "timed_bytes", "timed_host_s", "wait_s", "pin_n", "pin_bytes", "pin_s")
 
 
-def analyse_copies(events) -> dict:
-    if not events:
-        return {"count": 0, "bytes": 0, "pageable_bytes": 0, "seconds": None, "observed": False}
-    keys = ("n", "bytes", "pageable_bytes", "pinned_bytes", "non_blocking", "small", "host_s", "gpu_s",
-            "timed", "pin_n", "pin_bytes", "pin_s")
-    sums = {k: sum(e.get(k) or 0 for e in events) for k in keys}
+def _window(steps: dict):
+    start, end = steps.get("window_start"), steps.get("window_end")
+    if start is None or end is None or end <= start:
+        return None
+    return start, end
+
+
+def in_window_fraction(event: dict, window) -> float:
+    """The share of one block of copies made inside the steps' window, by the time its copies span
+    (blocks a bounded read merged keep the first copy's time and the last's). A block without a span
+    (written before blocks had one) counts whole, as copies were counted before."""
+    if window is None:
+        return 1.0
+    t0, t1 = event.get("t0"), event.get("t1")
+    if "t0" not in event and "t1" not in event:
+        return 1.0
+    if t0 is None or t1 is None:            # a block holding only late read-backs of earlier copies
+        t0 = t1 = event.get("t")
+    if t0 is None or t1 < t0:
+        return 1.0
+    start, end = window
+    if t1 == t0:
+        return 1.0 if start < t0 <= end else 0.0
+    return max(min(t1, end) - max(t0, start), 0.0) / (t1 - t0)
+
+
+def _sum(events, window, inside: bool) -> tuple:
+    sums = {k: 0.0 for k in _SUMMED}
     dtypes = {}
     for event in events:
+        share = in_window_fraction(event, window)
+        share = share if inside else 1.0 - share
+        if share <= 0.0:
+            continue
+        for k in _SUMMED:
+            sums[k] += (event.get(k) or 0) * share
         for dtype, nbytes in (event.get("dtypes") or {}).items():
-            dtypes[dtype] = dtypes.get(dtype, 0) + nbytes
-    # Device time when every copy was timed by CUDA events, else the host's view of the calls.
-    seconds = sums["gpu_s"] if sums["timed"] and sums["timed"] == sums["n"] else sums["host_s"]
-    return {
+            dtypes[dtype] = dtypes.get(dtype, 0) + nbytes * share
+    return sums, {dtype: int(round(nbytes)) for dtype, nbytes in dtypes.items()}
+
+
+def _seconds(sums: dict, everything: dict, legacy: bool) -> tuple:
+    """(copy seconds, basis, copies estimated, bytes per second of the timed copies)."""
+    count, timed = sums["n"], sums["timed"]
+    if legacy:     # blocks without timed bytes: device time only when every copy was timed
+        if timed and round(timed) >= round(count):
+            return sums["gpu_s"], "device", 0, None
+        return sums["host_s"], "host", 0, None
+    timed_bytes, gpu_s = sums["timed_bytes"], sums["gpu_s"]
+    if not timed_bytes:
+        timed_bytes, gpu_s = everything["timed_bytes"], everything["gpu_s"]
+        if not timed_bytes:
+            return sums["host_s"], "host", 0, None
+        untimed_bytes, estimated = sums["bytes"], count
+        return untimed_bytes * gpu_s / timed_bytes, "device", estimated, timed_bytes / gpu_s if gpu_s else None
+    untimed_bytes = max(sums["bytes"] - sums["timed_bytes"], 0.0)
+    estimated = max(count - timed, 0.0)
+    seconds = sums["gpu_s"] + untimed_bytes * gpu_s / timed_bytes
+    return seconds, "device", estimated, timed_bytes / gpu_s if gpu_s else None
+
+
+def _rounded(value, digits=6):
+    return round(value, digits) if value is not None else None
+
+
+def analyse_copies(events, steps: dict = None) -> dict:
+    """The copies section for the training process (`steps["pid"]`) against its steps' window."""
+    if not events:
+        return dict(EMPTY)
+    steps = steps or {}
+    pid = steps.get("pid")
+    own = [e for e in events if pid is None or e.get("pid") == pid]
+    others = [e for e in events if pid is not None and e.get("pid") != pid]
+    window = _window(steps)
+    inside, dtypes = _sum(own, window, True)
+    outside, _ = _sum(own, window, False)
+    everything, _ = _sum(own, None, True)
+    legacy = bool(own) and not any("timed_bytes" in e for e in own)
+    seconds, basis, estimated, rate = _seconds(inside, everything, legacy)
+    window_s = steps.get("window_s") if window is not None else None
+    count = int(round(inside["n"]))
+    out = {
         "observed": True,
-        "count": sums["n"], "bytes": sums["bytes"], "pageable_bytes": sums["pageable_bytes"],
-        "pinned_bytes": sums["pinned_bytes"], "non_blocking": sums["non_blocking"], "small": sums["small"],
-        "seconds": seconds, "host_s": sums["host_s"], "gpu_s": sums["gpu_s"] if sums["timed"] else None,
-        "timed": sums["timed"], "dtypes": dtypes,
-        "pin_memory": {"count": sums["pin_n"], "bytes": sums["pin_bytes"], "seconds": sums["pin_s"]},
+        "count": count, "bytes": int(round(inside["bytes"])), "pageable_bytes": int(round(inside["pageable_bytes"])),
+        "pinned_bytes": int(round(inside["pinned_bytes"])), "non_blocking": int(round(inside["non_blocking"])),
+        "small": int(round(inside["small"])),
+        "seconds": _rounded(seconds) if count else None, "basis": basis,
+        "share": _rounded(seconds / window_s, 4) if count and window_s else None,
+        "host_s": _rounded(inside["host_s"]), "gpu_s": _rounded(inside["gpu_s"]) if inside["timed"] else None,
+        "timed": int(round(inside["timed"])), "estimated": int(round(estimated)),
+        "bytes_per_s": round(rate) if rate else None,
+        "device_wait_s": _rounded(inside["wait_s"]),
+        "device_wait_share": _rounded(inside["wait_s"] / window_s, 4) if window_s else None,
+        "dtypes": dtypes,
+        "pin_memory": {"count": int(round(inside["pin_n"])), "bytes": int(round(inside["pin_bytes"])),
+                       "seconds": _rounded(inside["pin_s"])},
+        "outside_steps": {"count": int(round(outside["n"])), "bytes": int(round(outside["bytes"]))},
     }
+    if others:
+        out["other_processes"] = {"processes": len({e.get("pid") for e in others}),
+                                  "count": sum(e.get("n") or 0 for e in others),
+                                  "bytes": sum(e.get("bytes") or 0 for e in others)}
+    return out
 
 
 def analyse_hdf5(descriptions, reads) -> list:

@@ -63,12 +63,13 @@ def register_commands() -> None:
     """Add each subcommand (one module each, none importing another) to the app, once."""
     if _registered:
         return
-    from gpuprof.cli import attach, demo, gate, report, run, try_
+    from gpuprof.cli import attach, demo, doctor, gate, report, run, try_
     help_options = {"help_option_names": ["-h", "--help"]}
     app.command(cls=RunCommand, context_settings=help_options)(run.run)
     app.command(name="try", cls=RunCommand, context_settings=help_options)(try_.try_)
     app.command(cls=Command)(report.report)
     app.command(cls=Command)(gate.gate)
     app.command(cls=Command)(attach.attach)
+    app.command(cls=Command)(doctor.doctor)
     app.command()(demo.demo)
     _registered.append(True)

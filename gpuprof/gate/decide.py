@@ -8,7 +8,7 @@ baseline is skipped and says so."""
 
 from dataclasses import dataclass, field
 
-from gpuprof.analysis.system import job_gpu_util
+from gpuprof.analysis.job_gpus import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
 PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
@@ -35,7 +35,27 @@ class GateResult:
 
 
 def gpu_util(report: dict):
-    return job_gpu_util((report.get("system") or {}).get("gpus") or [])
+    """The job's GPUs' mean utilisation over the measured steps (the report's figure, which already
+    leaves start-up out and picks the job's GPUs); an older report's summaries otherwise."""
+    system = report.get("system") or {}
+    status = system.get("gpu_status") or {}
+    if "job_util" in status:
+        return status["job_util"]
+    return job_gpu_util(system.get("gpus") or [])
+
+
+def gpu_util_detail(report: dict) -> str:
+    """Which GPUs and which span the GPU figure covers, or why there is none."""
+    status = (report.get("system") or {}).get("gpu_status") or {}
+    if status.get("reason") and gpu_util(report) is None:
+        return status["reason"]
+    chosen = status.get("job_gpus") or {}
+    if not chosen:
+        return status.get("reason") or ""
+    span = {"steps": "over the measured steps", "run": "over the whole run (no samples inside the steps)"}.get(
+        status.get("job_util_over"), "")
+    gpus = ", ".join(label for label in chosen.get("labels") or [] if label)
+    return f"{gpus} ({chosen.get('words')}) {span}".strip()
 
 
 def program_of(report: dict) -> str:
@@ -61,7 +81,7 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
     if "min_gpu_util" in thresholds:
         status = (report.get("system") or {}).get("gpu_status") or {}
         result.checks.append(_at_least("min_gpu_util", "GPU utilisation", gpu_util(report),
-                                       thresholds["min_gpu_util"], status.get("reason") or ""))
+                                       thresholds["min_gpu_util"], gpu_util_detail(report)))
     if "max_regression" in thresholds:
         result.checks.append(_regression(report, baseline, thresholds["max_regression"], force, rounds,
                                          baseline_rounds))

@@ -1,7 +1,9 @@
 """The samplers that watch a job's process tree from outside it: the system sampler (CPU, disk,
-pressure, the tree's processes, the job's limits) and NVML, each on a thread of its own. `gpuprof
-run` starts them on the child it launched, `gpuprof attach` on a job that was already running;
-both save them into the run folder the same way."""
+pressure, the tree's processes, the job's limits) and NVML, each on a thread of its own (NVML on
+two: its cheap reads at the run's interval, and PCIe throughput, which takes the driver ~20 ms a GPU,
+about once a second so it never holds up the main tick). `gpuprof run` starts them on the child it
+launched, `gpuprof attach` on a job that was already running; both save them into the run folder
+the same way."""
 
 import os
 
@@ -18,25 +20,32 @@ class JobSamplers:
         self.system = None
         self.nvml = None
         self._threads = []
+        self._loops = {}           # name -> Periodic, for the late ticks and errors each saves
 
     def start(self, pid: int) -> None:
         # Imported once the job runs: a launched program starts without waiting for them.
         from gpuprof.samplers.cgroups import JobLimits
-        from gpuprof.samplers.nvml import NvmlSampler
+        from gpuprof.samplers.nvml import PCIE_INTERVAL_S, NvmlSampler
         from gpuprof.samplers.periodic import Periodic
         from gpuprof.samplers.procfs import default_source
         from gpuprof.samplers.system import SystemSampler
 
         self.system = SystemSampler(default_source(pid), self.clock, limits=JobLimits(pid))
-        self._threads.append(Periodic(self.system.tick, self.interval, "gpuprof-system", self.clock))
+        self._add("system", Periodic(self.system.tick, self.interval, "gpuprof-system", self.clock))
         nvml, reason = (self.nvml_loader() if self.gpu else (None, "GPU sampling turned off (--no-gpu)"))
         self.nvml = NvmlSampler(nvml, self.clock, job_pids=self.job_pids)
         if reason:
             self.nvml.reason = reason
         if self.nvml.start():
-            self._threads.append(Periodic(self.nvml.tick, self.interval, "gpuprof-nvml", self.clock))
+            self._add("nvml", Periodic(self.nvml.tick, self.interval, "gpuprof-nvml", self.clock))
+            self._add("pcie", Periodic(self.nvml.tick_pcie, max(PCIE_INTERVAL_S, self.interval), "gpuprof-nvml-pcie",
+                                       self.clock))
         for loop in self._threads:
             loop.start()
+
+    def _add(self, name: str, loop) -> None:
+        self._loops[name] = loop
+        self._threads.append(loop)
 
     def job_pids(self) -> set:
         return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
@@ -51,11 +60,17 @@ class JobSamplers:
 
     def save(self, run_dir: str) -> None:
         """system.json and gpu.json, with how often each sampler fell behind or failed."""
-        loops = {type(loop.tick.__self__).__name__: loop for loop in self._threads}
         system = self.system.to_dict(self.interval) if self.system else {"columns": {}}
-        system_loop = loops.get("SystemSampler")
+        system_loop = self._loops.get("system")
         system["late_ticks"] = system_loop.late_ticks if system_loop else 0
         system["errors"] = system_loop.errors if system_loop else []
         gpu = self.nvml.to_dict() if self.nvml else {"available": False, "reason": "not started", "gpus": []}
+        for name in ("nvml", "pcie"):
+            loop = self._loops.get(name)
+            if loop is not None:
+                key = "late_ticks" if name == "nvml" else "pcie_late_ticks"
+                gpu[key] = loop.late_ticks
+                if loop.errors:
+                    gpu.setdefault("errors", []).extend(loop.errors)
         write_json_atomic(os.path.join(run_dir, SYSTEM_FILE), system)
         write_json_atomic(os.path.join(run_dir, GPU_FILE), gpu)

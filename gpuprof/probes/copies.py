@@ -1,17 +1,29 @@
 """Copy probe: host-to-device copies through `Tensor.to`, `Tensor.cuda` and `Tensor.pin_memory`.
 
 For each copy from CPU towards a CUDA device: bytes, dtype, pinned or pageable source, non_blocking,
-the host time of the call and the device time between two CUDA events around it. The events are
-read back later with `query()` (never a synchronisation), and only once the program itself has
-initialised CUDA: the probe never initialises CUDA and is not installed at all on a CPU-only
-torch build. Figures are emitted as aggregates, never one event per copy.
+the host time of the call and the device time between two CUDA events around it, recorded on the
+current stream of the copy's target device (where the copy runs). The events are read back later
+with `query()` (never a synchronisation), and only once the program itself has initialised CUDA:
+the probe never initialises CUDA and is not installed at all on a CPU-only torch build.
+
+A copy that holds the host until it is done (non_blocking=False, or a pageable source: the CUDA
+Runtime API's "API synchronization behavior" has the stream synchronised before a pageable copy
+starts) also holds it while the device finishes the kernels queued before it. Its host time beyond
+its device time is that wait, tallied apart (`wait_s`), never as copying.
+
+Figures are emitted as aggregates ("blocks"), never one event per copy: every EMIT_EVERY copies, at
+most once a second at a step's end (so the copies before the first step end up in a block of their
+own), and at exit. Each block says when its first and last copy were made (`t0`, `t1`), so the
+analysis can keep start-up copies out of the steps' window. A copy's device time is added to the
+block in which it is read back; a block holding only such late read-backs takes its span from when
+those copies were made.
 
 The CUDA side sits behind a small seam (`CudaSeam`) so the logic is tested on machines without a GPU.
 """
 
 import time
 
-from . import boot
+from . import boot, device_wait
 from ..record import kinds
 
 EMIT_EVERY = 256          # copies between aggregate events
@@ -31,27 +43,45 @@ class CudaSeam:
     def event(self):
         return self.torch.cuda.Event(enable_timing=True)
 
+    def stream(self, device):
+        """The current stream of `device` (an index; None: the current device)."""
+        return self.torch.cuda.current_stream(device)
+
     def is_compiling(self) -> bool:
         compiler = getattr(self.torch, "compiler", None)
         return bool(compiler is not None and compiler.is_compiling())
 
 
+def _empty_totals() -> dict:
+    return {"n": 0, "bytes": 0, "pageable_bytes": 0, "pinned_bytes": 0, "non_blocking": 0, "small": 0,
+            "host_s": 0.0, "gpu_s": 0.0, "timed": 0, "timed_bytes": 0, "timed_host_s": 0.0, "wait_s": 0.0,
+            "pin_n": 0, "pin_bytes": 0, "pin_s": 0.0, "dtypes": {}, "t0": None, "t1": None}
+
+
 class CopyTally:
-    """Aggregates copies, reads finished CUDA events back lazily, emits every EMIT_EVERY copies."""
+    """Aggregates copies, reads finished CUDA events back lazily, emits blocks of copies."""
 
     def __init__(self, seam, emit=None):
         self.seam = seam
         self.emit = emit or boot.emit
-        self.pending = []
+        self.pending = []         # (start event, end event, bytes, host seconds, holds the host, made at)
         self.reset()
 
     def reset(self) -> None:
-        self.totals = {"n": 0, "bytes": 0, "pageable_bytes": 0, "pinned_bytes": 0, "non_blocking": 0,
-                       "small": 0, "host_s": 0.0, "gpu_s": 0.0, "timed": 0, "pin_n": 0, "pin_bytes": 0,
-                       "pin_s": 0.0, "dtypes": {}}
+        self.totals = _empty_totals()
+        self.read_span = {"t0": None, "t1": None}     # when the copies read back in this block were made
         self.since_emit = 0
 
-    def copy(self, nbytes: int, dtype: str, pinned, non_blocking: bool, host_s: float, events) -> None:
+    def _span(self, at, t=None) -> None:
+        t = self.totals if t is None else t
+        if at is not None:
+            if t["t0"] is None or at < t["t0"]:
+                t["t0"] = at
+            if t["t1"] is None or at > t["t1"]:
+                t["t1"] = at
+
+    def copy(self, nbytes: int, dtype: str, pinned, non_blocking: bool, host_s: float, events, at=None) -> None:
+        """One copy made at `at` (time.monotonic()); `events` is its (start, end) CUDA events or None."""
         t = self.totals
         t["n"] += 1
         t["bytes"] += nbytes
@@ -63,8 +93,10 @@ class CopyTally:
         t["small"] += nbytes < SMALL_COPY
         t["host_s"] += host_s
         t["dtypes"][dtype] = t["dtypes"].get(dtype, 0) + nbytes
+        self._span(at)
         if events is not None and len(self.pending) < MAX_PENDING:
-            self.pending.append(events)
+            holds_host = not non_blocking or pinned is False
+            self.pending.append((events[0], events[1], nbytes, host_s, holds_host, at))
         self.since_emit += 1
         if self.since_emit >= EMIT_EVERY:
             self.publish()
@@ -75,33 +107,61 @@ class CopyTally:
         self.totals["pin_s"] += seconds
 
     def read_back(self) -> None:
-        """Collect elapsed times of copies the device has finished; leave the rest pending."""
+        """Collect device times of copies the device has finished; leave the rest pending."""
         still = []
-        for start, end in self.pending:
+        t = self.totals
+        for entry in self.pending:
+            start, end, nbytes, host_s, holds_host, at = entry
             try:
-                if end.query():
-                    self.totals["gpu_s"] += start.elapsed_time(end) / 1000.0
-                    self.totals["timed"] += 1
-                else:
-                    still.append((start, end))
+                if not end.query():
+                    still.append(entry)
+                    continue
+                device_s = start.elapsed_time(end) / 1000.0
             except Exception:
                 continue
+            t["gpu_s"] += device_s
+            t["timed"] += 1
+            t["timed_bytes"] += nbytes
+            t["timed_host_s"] += host_s
+            if holds_host and host_s > device_s:
+                t["wait_s"] += host_s - device_s      # the host waited for earlier kernels
+            self._span(at, self.read_span)
         self.pending = still
 
-    def publish(self) -> None:
+    def publish(self, now=None) -> None:
         self.read_back()
-        if self.totals["n"] or self.totals["pin_n"]:
+        t = self.totals
+        if t["n"] or t["pin_n"] or t["timed"]:
             event = {"k": kinds.COPIES, "t": time.monotonic()}
-            event.update(self.totals)
+            event.update(t)
+            if t["t0"] is None:       # only late read-backs: the block stands where their copies were made
+                event.update(self.read_span)
             self.emit(event)
         self.reset()
 
 
+def target_device(target):
+    """The device index a `.to(target)`/`.cuda(target)` argument names; None: the current device."""
+    if target is None:
+        return None
+    if isinstance(target, str):
+        _, _, index = target.partition(":")
+        return int(index) if index.strip().isdigit() else None
+    if isinstance(target, int) and not isinstance(target, bool):
+        return target
+    if isinstance(getattr(target, "type", None), str):      # torch.device (a tensor's `type` is a method)
+        index = getattr(target, "index", None)
+        return index if isinstance(index, int) else None
+    device = getattr(target, "device", None)      # .to(other_tensor)
+    if device is not None:
+        index = getattr(device, "index", None)
+        return index if isinstance(index, int) else None
+    return None
+
+
 def targets_cuda(args, kwargs) -> bool:
     """Does this `.to(...)` call send the tensor to a CUDA device? Cheap: looks at the arguments only."""
-    target = kwargs.get("device")
-    if target is None and args:
-        target = args[0]
+    target = _to_target(args, kwargs)
     if target is None:
         return False
     if isinstance(target, str):
@@ -115,7 +175,18 @@ def targets_cuda(args, kwargs) -> bool:
     return isinstance(target, int) and not isinstance(target, bool)
 
 
-def _wrap_copy(original, tally: CopyTally, goes_to_cuda, blocking_flag_at: slice):
+def _to_target(args, kwargs):
+    target = kwargs.get("device")
+    if target is None and args:
+        target = args[0]
+    return target
+
+
+def _cuda_target(args, kwargs):
+    return kwargs.get("device", args[0] if args else None)
+
+
+def _wrap_copy(original, tally: CopyTally, goes_to_cuda, blocking_flag_at: slice, target_of):
     """A `Tensor.to`/`Tensor.cuda` that times calls from CPU towards CUDA and passes the rest through."""
     seam = tally.seam
 
@@ -123,7 +194,7 @@ def _wrap_copy(original, tally: CopyTally, goes_to_cuda, blocking_flag_at: slice
         if seam.is_compiling() or self.device.type != "cpu" or not goes_to_cuda(args, kwargs):
             return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         non_blocking = bool(kwargs.get("non_blocking", False) or any(a is True for a in args[blocking_flag_at]))
-        return _timed_copy(original, tally, self, args, kwargs, non_blocking)
+        return _timed_copy(original, tally, self, args, kwargs, non_blocking, target_of)
 
     copy.__wrapped__ = original
     copy.__name__ = getattr(original, "__name__", "copy")
@@ -132,12 +203,12 @@ def _wrap_copy(original, tally: CopyTally, goes_to_cuda, blocking_flag_at: slice
 
 def wrap_to(original, tally: CopyTally):
     # to(device, dtype, non_blocking): a positional True can only be the non_blocking flag.
-    return _wrap_copy(original, tally, targets_cuda, slice(1, 3))
+    return _wrap_copy(original, tally, targets_cuda, slice(1, 3), _to_target)
 
 
 def wrap_cuda(original, tally: CopyTally):
     # cuda(device, non_blocking): always towards CUDA.
-    return _wrap_copy(original, tally, lambda args, kwargs: True, slice(1, 2))
+    return _wrap_copy(original, tally, lambda args, kwargs: True, slice(1, 2), _cuda_target)
 
 
 def wrap_pin_memory(original, tally: CopyTally):
@@ -158,22 +229,36 @@ def wrap_pin_memory(original, tally: CopyTally):
     return pin_memory
 
 
-def _timed_copy(original, tally, tensor, args, kwargs, non_blocking):
-    seam = tally.seam
-    events = None
-    if seam.is_initialized():      # never the probe's doing: only after the program initialised CUDA
-        start_event, end_event = seam.event(), seam.event()
-        start_event.record()
-        events = (start_event, end_event)
-    start = time.perf_counter()
-    result = original(tensor, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
-    host_s = time.perf_counter() - start
+def _start_events(seam, args, kwargs, target_of):
+    """(start, end, stream) with start recorded on the target device's current stream, or None.
+    Only once the program has initialised CUDA; a target the program got wrong (an index past the
+    last device) leaves the error to the program's own call."""
+    if not seam.is_initialized():      # never the probe's doing: only after the program initialised CUDA
+        return None
     try:
-        if events is not None:
-            events[1].record()
+        stream = seam.stream(target_device(target_of(args, kwargs)))
+        start_event, end_event = seam.event(), seam.event()
+        start_event.record(stream)
+        return start_event, end_event, stream
+    except Exception:
+        return None
+
+
+def _timed_copy(original, tally, tensor, args, kwargs, non_blocking, target_of):
+    seam = tally.seam
+    timing = _start_events(seam, args, kwargs, target_of)
+    start = time.monotonic()
+    result = original(tensor, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+    host_s = time.monotonic() - start
+    device_wait.held[0] += host_s       # copying or waiting for the device: not preparing the batch
+    try:
+        events = None
+        if timing is not None:
+            timing[1].record(timing[2])
+            events = timing[:2]
         pinned = tensor.is_pinned() if seam.is_initialized() else None
         tally.copy(tensor.numel() * tensor.element_size(), str(tensor.dtype).replace("torch.", ""),
-                   pinned, non_blocking, host_s, events)
+                   pinned, non_blocking, host_s, events, at=start)
     except Exception:
         pass
     return result
@@ -181,10 +266,12 @@ def _timed_copy(original, tally, tensor, args, kwargs, non_blocking):
 
 def install(torch, seam=None) -> CopyTally:
     """Patch torch.Tensor's copy methods; returns the tally (tests read it)."""
+    from . import steps
     tally = CopyTally(seam or CudaSeam(torch))
     torch.Tensor.to = wrap_to(torch.Tensor.to, tally)
     torch.Tensor.cuda = wrap_cuda(torch.Tensor.cuda, tally)
     torch.Tensor.pin_memory = wrap_pin_memory(torch.Tensor.pin_memory, tally)
+    steps.each_second(tally.publish)
     boot.at_close(tally.publish)
     boot.at_fork_child(lambda: (tally.pending.clear(), tally.reset()))
     return tally

@@ -24,8 +24,10 @@ def _install_torch(torch) -> None:
     _watch_distributed(torch)
     _watch_ddp(torch)
     if getattr(torch.version, "cuda", None):   # a CPU-only build has no device to copy to
-        from . import copies
+        from . import copies, cuda_devices, device_wait
         copies.install(torch)
+        cuda_devices.install(torch)
+        device_wait.install(torch)
 
 
 def _watch_data_parallel(torch) -> None:

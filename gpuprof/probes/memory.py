@@ -3,10 +3,13 @@
 - Anatomy, once per optimizer after its first step: parameters (count and bytes by dtype),
   gradients and the optimizer's own state, read from the optimizer's parameter groups and state.
 - Per step, cheap counters only: the process's resident size (one pread of /proc/self/statm) and,
-  when the program itself has initialised CUDA, torch.cuda.memory_allocated / max_memory_allocated /
-  memory_reserved (host-side counters: no synchronisation, no snapshot).
-- How the process ended: an uncaught exception's type (MemoryError, torch.OutOfMemoryError) is
-  noted by a sys.excepthook that hands it on unchanged to the hook that was there before.
+  when the program itself has initialised CUDA, the caching allocator's allocated, peak allocated
+  and reserved bytes summed over every device this process uses (probes.cuda_devices: one
+  host-side read of the statistics per device, no synchronisation, no snapshot). Each device's own
+  peaks go in a `device_memory` event when they grew (at most once a second) and at exit.
+- How the process ended: an uncaught exception is noted by a sys.excepthook that hands it on
+  unchanged to the hook that was there before; out of memory is recognised by the exception's type
+  and by its message (CUDA, cuBLAS, cuDNN, HIP and host allocators each word it their own way).
 
 Nothing here allocates on the device or changes a tensor."""
 
@@ -14,13 +17,15 @@ import os
 import sys
 import time
 
-from . import boot
+from . import boot, cuda_devices
 from .procfile import ProcFile
 from .stream import Stream
 from ..record import kinds
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_state = {"stream": None, "seen": set(), "cuda": None, "torch": None}
+_state = {"stream": None, "seen": set(), "cuda": None, "torch": None, "peaks": {}, "peaks_noted": {},
+          "peaks_at": 0.0}
+PEAKS_EVERY_S = 1.0       # a device_memory event at most this often while peaks grow
 
 
 def install(torch) -> None:
@@ -40,7 +45,9 @@ def on_step(optimizer, now: float) -> None:
     cuda = _cuda()
     if cuda is not None:
         try:
-            alloc, peak, reserved = cuda.memory_allocated(), cuda.max_memory_allocated(), cuda.memory_reserved()
+            alloc, peak, reserved = _device_totals(cuda)
+            if _state["peaks"] != _state["peaks_noted"] and now - _state["peaks_at"] >= PEAKS_EVERY_S:
+                _note_device_peaks(now)
         except Exception:
             alloc = peak = reserved = None
     stream.add(now, _rss(), alloc, peak, reserved)
@@ -63,6 +70,31 @@ def _cuda():
         except Exception:
             return None
     return cuda
+
+
+def _device_totals(cuda) -> tuple:
+    """(allocated, peak, reserved) summed over the devices this process uses, each device's peaks
+    kept for its `device_memory` event."""
+    indices = cuda_devices.used() or (cuda.current_device(),)
+    alloc = peak = reserved = 0
+    peaks = _state["peaks"]
+    for index in indices:
+        now_alloc, now_peak, now_reserved, reserved_peak = cuda_devices.counters(cuda, index)
+        alloc, peak, reserved = alloc + now_alloc, peak + now_peak, reserved + now_reserved
+        kept = peaks.get(index)
+        if kept is None or now_peak > kept[0] or reserved_peak > kept[1]:
+            peaks[index] = (max(now_peak, kept[0] if kept else 0), max(reserved_peak, kept[1] if kept else 0))
+    return alloc, peak, reserved
+
+
+def _note_device_peaks(now: float) -> None:
+    peaks = dict(_state["peaks"])
+    if not peaks or peaks == _state["peaks_noted"]:
+        return
+    _state["peaks_noted"], _state["peaks_at"] = peaks, now
+    boot.emit({"k": kinds.DEVICE_MEMORY, "t": now,
+               "devices": [{"cuda_index": index, "peak_bytes": values[0], "reserved_peak_bytes": values[1]}
+                           for index, values in sorted(peaks.items())]})
 
 
 def _is_statm(text: bytes) -> bool:
@@ -113,7 +145,7 @@ def _watch_exceptions() -> None:
         try:
             boot.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
                        "module": getattr(kind, "__module__", None),
-                       "memory": _is_out_of_memory(kind), "shm": _is_out_of_shared_memory(value), "rss": _rss()})
+                       "memory": is_out_of_memory(kind, value), "shm": _is_out_of_shared_memory(value), "rss": _rss()})
             _flush()
             boot.flush()
         except Exception:
@@ -137,16 +169,73 @@ def _is_out_of_shared_memory(value) -> bool:
     return any(sign in text for sign in SHARED_MEMORY_SIGNS)
 
 
-def _is_out_of_memory(kind) -> bool:
-    names = {getattr(k, "__name__", "") for k in getattr(kind, "__mro__", (kind,))}
-    return bool(names & {"MemoryError", "OutOfMemoryError"})
+OUT_OF_MEMORY_TYPES = {"MemoryError", "OutOfMemoryError"}
+#: How allocators word running out of memory, lower-cased: torch's CUDA caching allocator ("CUDA out
+#: of memory"), the CUDA runtime ("CUDA error: out of memory"), cuBLAS, cuDNN, cuFFT and cuSOLVER
+#: workspaces, ROCm's HIP allocator, other accelerators, and torch's host allocator.
+OUT_OF_MEMORY_SIGNS = ("cuda out of memory", "cuda error: out of memory", "cudaerrormemoryallocation",
+                       "cublas_status_alloc_failed", "cudnn_status_alloc_failed", "cufft_alloc_failed",
+                       "cusolver_status_alloc_failed", "cusparse_status_alloc_failed", "hip out of memory",
+                       "hip error: out of memory", "hiperroroutofmemory", "mps backend out of memory",
+                       "xpu out of memory", "defaultcpuallocator: can't allocate memory",
+                       "defaultcpuallocator: not enough memory")
+MESSAGE_CHARS = 4096      # of an exception's message read for the signs
+CHAINED = 4               # exceptions followed along __cause__ / __context__
+
+
+def is_out_of_memory(kind, value=None) -> bool:
+    """Did this exception (or one it was raised from) run out of memory? By its type or its
+    message; never raises, whatever the exception's __str__ does."""
+    seen = 0
+    while seen <= CHAINED:
+        try:
+            names = {getattr(k, "__name__", "") for k in getattr(kind, "__mro__", (kind,))}
+        except Exception:
+            names = set()
+        if names & OUT_OF_MEMORY_TYPES or _message_says_out_of_memory(value):
+            return True
+        try:
+            value = _raised_from(value)
+        except Exception:
+            return False
+        if value is None:
+            return False
+        kind, seen = type(value), seen + 1
+    return False
+
+
+def _raised_from(value):
+    """The exception this one was raised from, or while handling (unless `from None` hid it)."""
+    if value is None:
+        return None
+    if value.__cause__ is not None:
+        return value.__cause__
+    return None if value.__suppress_context__ else value.__context__
+
+
+def _message_says_out_of_memory(value) -> bool:
+    if value is None:
+        return False
+    try:
+        text = str(value)[:MESSAGE_CHARS].lower()
+    except Exception:
+        return False
+    return any(sign in text for sign in OUT_OF_MEMORY_SIGNS)
 
 
 def _flush() -> None:
+    cuda = _state["cuda"]
+    if cuda is not None:
+        try:
+            _device_totals(cuda)         # the peaks up to now (an exception that ends the program)
+            _note_device_peaks(time.monotonic())
+        except Exception:
+            pass
     if _state["stream"] is not None:
         _state["stream"].flush()
 
 
 def _reset_in_child() -> None:
     _statm.close()
-    _state.update(stream=Stream(kinds.MEM, kinds.columns(kinds.MEM)), seen=set())
+    _state.update(stream=Stream(kinds.MEM, kinds.columns(kinds.MEM)), seen=set(), cuda=None, peaks={},
+                  peaks_noted={}, peaks_at=0.0)

@@ -204,15 +204,42 @@ def _optimizer_facts(optimizer) -> dict:
             "fused": defaults.get("fused"), "takes": sorted(accepted & {"foreach", "fused"})}
 
 
-def _flags(torch) -> dict:
-    out = {}
+#: torch >= 2.9's per-backend fp32 precision (ieee, tf32, bf16; none: not set at this level) as the
+#: legacy matmul precision names.
+PRECISION_NAMES = dict(ieee="highest", tf32="high", bf16="medium")
+
+
+def _read(getter):
+    """One flag, or None: a flag that cannot be read loses only itself (torch >= 2.9 raises on a
+    legacy flag's read once the program set the new precision API)."""
     try:
-        out["matmul_precision"] = torch.get_float32_matmul_precision()
-        out["allow_tf32"] = bool(torch.backends.cuda.matmul.allow_tf32)
-        out["cudnn_benchmark"] = bool(torch.backends.cudnn.benchmark)
+        return getter()
     except Exception:
-        pass
-    return out
+        return None
+
+
+def _flags(torch) -> dict:
+    """The float32 matmul and convolution flags. The new API (`torch.backends.cuda.matmul.fp32_precision`,
+    `torch.backends.cudnn.conv.fp32_precision`, which resolve their parents' settings) is read first;
+    the legacy flags where it says nothing ("none") or does not exist. `precision_api` says which API
+    this torch takes ("fp32_precision" from 2.9 on, where PyTorch asks programs not to mix the two)."""
+    backends = torch.backends
+    matmul = _read(lambda: backends.cuda.matmul.fp32_precision)
+    conv = _read(lambda: backends.cudnn.conv.fp32_precision)
+    out = {}
+    if matmul in PRECISION_NAMES:
+        out["matmul_precision"] = PRECISION_NAMES[matmul]
+        out["allow_tf32"] = out["matmul_precision"] == "high"
+    else:
+        out["matmul_precision"] = _read(torch.get_float32_matmul_precision)
+        out["allow_tf32"] = _read(lambda: bool(backends.cuda.matmul.allow_tf32))
+    if conv in PRECISION_NAMES:
+        out["cudnn_allow_tf32"] = PRECISION_NAMES[conv] == "high"
+    else:
+        out["cudnn_allow_tf32"] = _read(lambda: bool(backends.cudnn.allow_tf32))
+    out["cudnn_benchmark"] = _read(lambda: bool(backends.cudnn.benchmark))
+    out["precision_api"] = "fp32_precision" if matmul is not None else "legacy"
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _capability(torch, device):

@@ -7,7 +7,11 @@ outside the program.
   outside the compiled code), or the model and its image inputs are made channels-last.
 - `optimizer_foreach` / `optimizer_fused`: every optimizer the program builds gets the option, as if
   the program had passed it (before any optimizer state exists).
-- `allow_tf32` / `cudnn_benchmark`: the global flags, set when torch is imported.
+- `allow_tf32` / `cudnn_benchmark`: the global flags, set when torch is imported. TF32 through the
+  precision API this torch takes: from torch 2.9 on, `torch.backends.cuda.matmul.fp32_precision` and
+  `torch.backends.cudnn.conv.fp32_precision` (torch raises on a legacy flag's read once the two APIs
+  disagree, so the legacy flags are left alone: they are what the fix's snippet sets too); before,
+  the legacy `allow_tf32` flags.
 
 A change that cannot be made is reported (a `variant` event with its error), never raised. A change
 that breaks training fails the variant with its reason: a compile that raises (the model then runs
@@ -52,17 +56,43 @@ def fail(reason: str) -> None:
 
 
 # -- global flags -------------------------------------------------------------------------------
+#: The per-backend precision that lets float32 matmuls and convolutions use TF32: the one that
+#: model_facts reads as the legacy "high".
+TF32 = next(value for value, legacy in model_facts.PRECISION_NAMES.items() if legacy == "high")
+
+
+def precision_api(torch) -> str:
+    """"fp32_precision" where this torch has the per-backend precision API (2.9 and later), else
+    "legacy" (as probes.model_facts reports it)."""
+    try:
+        torch.backends.cuda.matmul.fp32_precision
+    except Exception:
+        return "legacy"
+    return "fp32_precision"
+
+
+def _allow_tf32(torch) -> str:
+    """TF32 for float32 matmuls and convolutions, through one API only; which one it used."""
+    backends = torch.backends
+    if precision_api(torch) == "fp32_precision":
+        backends.cuda.matmul.fp32_precision = TF32
+        backends.cudnn.conv.fp32_precision = TF32
+        return "fp32_precision"
+    backends.cuda.matmul.allow_tf32 = True
+    backends.cudnn.allow_tf32 = True
+    return "legacy"
+
+
 def _set_flags(torch, variant: dict) -> None:
-    applied = {}
+    applied, extra = {}, {}
     try:
         if variant.get("allow_tf32"):
-            torch.backends.cuda.matmul.allow_tf32 = True
-            torch.backends.cudnn.allow_tf32 = True
+            extra["precision_api"] = _allow_tf32(torch)
             applied["allow_tf32"] = True
         if variant.get("cudnn_benchmark"):
             torch.backends.cudnn.benchmark = True
             applied["cudnn_benchmark"] = True
-        _emit(applied)
+        _emit(applied, **extra)
     except Exception as exc:
         _emit({}, error=f"{exc.__class__.__name__}: {exc}")
 

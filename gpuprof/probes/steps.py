@@ -18,11 +18,12 @@ import threading
 import time
 import weakref
 
-from . import boot, dataloader, memory
+from . import boot, dataloader, device_wait, memory
 from .stream import Stream
 from ..record import kinds
 
-#: Per step: host time before the first forward (f) and this thread's CPU in it (fc); seconds spent in
+#: Per step: host time before the first forward (f), this thread's CPU in it (fc) and the part of it the
+#: host spent waiting for the GPU (fw: blocking copies, `.item()`; probes.device_wait); seconds spent in
 #: backward() during the step (b): in DDP, where a rank waits for the others' gradients.
 STEP_FIELDS = kinds.columns(kinds.STEP)
 
@@ -132,9 +133,9 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     backward, state["backward_s"] = state["backward_s"], 0.0
     if first_forward is not None and last_end is not None:
         # The host time before the forward, and this thread's CPU in it.
-        stream.add(now, first_forward - last_end, state["forward_cpu"], backward)
+        stream.add(now, first_forward - last_end, state["forward_cpu"], backward, state["forward_held"])
     else:
-        stream.add(now, None, None, backward)
+        stream.add(now, None, None, backward, None)
     state["count"] += 1
     if _second_hooks and now - state.get("hooked", 0.0) >= state["hook_gap"]:
         state["hooked"] = now
@@ -201,6 +202,7 @@ def compiled_modules() -> list:
 
 
 def _arm() -> None:
+    _state["arm_held"] = device_wait.held[0]
     compiled = list(_compiled)
     if compiled:
         _state["arm_cpu"] = time.thread_time()
@@ -222,6 +224,7 @@ def _first_forward(module, inputs):
     if _state["first_forward"] is None:
         _state["first_forward"] = time.monotonic()
         _state["forward_cpu"] = time.thread_time() - _state.get("arm_cpu", 0.0)
+        _state["forward_held"] = device_wait.held[0] - _state.get("arm_held", 0.0)
     _disarm()           # the pre-hooks stay registered for one call only
     return None
 

@@ -4,7 +4,8 @@ The same shape the probes' streams write (gpuprof.probes.stream): per stream (a 
 fields) the first FULL items stay single, later ones are summed into blocks (count, first and last
 time, sums and maxima), and when blocks pile up, neighbours are merged, so totals stay exact and
 the step-time distribution keeps its resolution where it has items. Other kinds keep their first
-OTHER_LIMIT events; cumulative HDF5 tallies keep the latest per data set; copy tallies are summed.
+OTHER_LIMIT events; cumulative HDF5 tallies keep the latest per data set; copy tallies past the
+limit are summed into one block that spans from the first copy to the last.
 """
 
 from gpuprof.record.kinds import STREAMS
@@ -149,9 +150,23 @@ class BoundedEvents:
         return out
 
 
+#: A copy block's span: when its first and last copy were made. Blocks merged past OTHER_LIMIT keep
+#: the earliest start and the latest end (a sum of times would place them nowhere).
+SPAN_FIRST, SPAN_LAST = "t0", "t1"
+
+
+def _span(a, b, pick):
+    values = [v for v in (a, b) if _is_number(v)]
+    return pick(values) if values else None
+
+
 def _sum_copies(a: dict, b: dict) -> dict:
+    """One copy block standing for blocks a then b: counts and seconds summed, bytes per dtype
+    summed, the span from a's first copy to b's last."""
     out = dict(a)
     for name, value in b.items():
+        if name in (SPAN_FIRST, SPAN_LAST):
+            continue
         if name == "dtypes" and isinstance(value, dict):
             merged = dict(out.get("dtypes") or {})
             for dtype, nbytes in value.items():
@@ -160,5 +175,8 @@ def _sum_copies(a: dict, b: dict) -> dict:
             out["dtypes"] = merged
         elif name not in ("k", "t", "pid") and _is_number(value):
             out[name] = (out.get(name) if _is_number(out.get(name)) else 0) + value
+    if SPAN_FIRST in a or SPAN_FIRST in b or SPAN_LAST in a or SPAN_LAST in b:
+        out[SPAN_FIRST] = _span(a.get(SPAN_FIRST), b.get(SPAN_FIRST), min)
+        out[SPAN_LAST] = _span(a.get(SPAN_LAST), b.get(SPAN_LAST), max)
     out["t"] = b.get("t", a.get("t"))
     return out

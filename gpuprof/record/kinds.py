@@ -30,9 +30,10 @@ def _declare(*kinds) -> dict:
 KINDS = _declare(
     # streams
     Kind("step", "an optimizer step: host time before the first forward (f), this thread's CPU in it (fc), "
-                 "seconds in backward() during the step (b)", columns=("f", "fc", "b"), static=("k", "pid")),
+                 "seconds in backward() during the step (b), host seconds before the first forward spent waiting "
+                 "for the GPU (fw)", columns=("f", "fc", "b", "fw"), static=("k", "pid")),
     Kind("bstep", "a backward pass taken as a step (no optimizer seen); the same columns as step",
-         columns=("f", "fc", "b"), static=("k", "pid")),
+         columns=("f", "fc", "b", "fw"), static=("k", "pid")),
     Kind("mem", "memory per step: resident bytes, CUDA allocated, peak and reserved",
          columns=("rss", "alloc", "peak", "reserved"), static=("k", "pid")),
     Kind("batch", "a batch taken from a DataLoader: seconds the consumer waited (w)", columns=("w",),
@@ -47,7 +48,13 @@ KINDS = _declare(
     Kind("epoch", "a DataLoader iterator started: seconds until its first batch"),
     Kind("batch_facts", "dtype, shape and bytes of one of a DataLoader's first batches"),
     Kind("worker_mem", "a DataLoader worker's private memory (copy-on-write growth)"),
-    Kind("copies", "host-to-device copies, tallied: count, bytes, pageable bytes, timed seconds"),
+    Kind("copies", "host-to-device copies, tallied in blocks: count, bytes, pageable bytes, host seconds, device "
+                   "seconds of the copies timed by CUDA events (and their bytes), the host's wait for the device "
+                   "inside blocking copies, and when the block's first and last copies were made (t0, t1)"),
+    Kind("cuda_devices", "the CUDA devices this process uses (the current one and any holding memory): CUDA index, "
+                         "UUID in NVML's spelling, name; and its CUDA_VISIBLE_DEVICES. Written again when the set "
+                         "changes"),
+    Kind("device_memory", "per CUDA device this process uses: the peak of its allocated and reserved bytes"),
     Kind("h5dataset", "an HDF5 data set opened: chunk shape, compression, chunk cache"),
     Kind("h5read", "reads of an HDF5 data set, tallied: reads, chunks touched, opens"),
     Kind("data_parallel", "nn.DataParallel in use, and where"),
@@ -78,6 +85,7 @@ MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "except
 IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 MODEL = "model"
+CUDA_DEVICES, DEVICE_MEMORY = "cuda_devices", "device_memory"
 
 
 def columns(name: str) -> tuple:

@@ -7,6 +7,8 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuprof.render.console_layout import hanging
+from gpuprof.render.copies_text import copies_rows
+from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
 from gpuprof.render.units import pct, plural, rate, seconds, size, spread_text
 
 
@@ -53,13 +55,16 @@ def ranks_table(report: dict):
     hosts = job.get("hosts") or []
     table = Table(title=f"\nRanks ({len(rows)} on {plural(len(hosts) or 1, 'host')})", title_justify="left",
                   box=None, padding=(0, 2), header_style="dim")
-    for name in ("rank", "host", "steps", "step time", "own work", "data wait", "waiting on others", "verdict"):
+    with_gpus = any(row.get("gpus") for row in rows)
+    for name in ("rank", "host") + (("GPU",) if with_gpus else ()) + (
+            "steps", "step time", "own work", "data wait", "waiting on others", "verdict"):
         table.add_column(name)
     for row in rows:
         verdict = (row.get("verdict") or {}).get("bottleneck") or "none"
         if row.get("rank") == straggler:
             verdict += "  <- straggler"
-        table.add_row(str(row.get("rank")), str(row.get("host") or "?"), str(row.get("steps") or 0),
+        gpu = (rank_gpus_text(row),) if with_gpus else ()
+        table.add_row(str(row.get("rank")), str(row.get("host") or "?"), *gpu, str(row.get("steps") or 0),
                       seconds(row.get("mean_step_s")), seconds(row.get("own_step_s")), pct(row.get("data_wait_share")),
                       pct(row.get("waiting_share")), verdict)
     evidence = straggler_evidence(job)
@@ -150,10 +155,7 @@ def loader_tables(report: dict):
 
 def copies_and_files(report: dict):
     rows = []
-    copies = report.get("copies") or {}
-    if copies.get("count"):
-        rows.append(("copies to GPU", f"{copies['count']} copies, {size(copies.get('bytes'))} "
-                     f"({size(copies.get('pageable_bytes'))} from pageable memory), {seconds(copies.get('seconds'))}"))
+    rows.extend(copies_rows(report.get("copies")))
     for entry in report.get("hdf5") or []:
         rows.append((f"HDF5 {entry.get('file')}:{entry.get('dataset')}",
                      f"chunks {entry.get('chunks')} ({size(entry.get('chunk_bytes'))}, {entry.get('compression') or 'uncompressed'}), "
@@ -232,13 +234,10 @@ def gpu_table(report: dict):
     table.add_column(style="dim")
     table.add_column()
     for gpu in gpus:
-        events = ", ".join(k for k in gpu.get("clock_events", {}) if k != "gpu_idle") or "none"
-        clock = "n/a" if gpu.get("sm_clock_mhz") is None else f"{gpu['sm_clock_mhz']:.0f} MHz"
-        table.add_row(f"{gpu.get('index')} {gpu.get('name') or ''}",
-                      f"busy {pct(gpu.get('util_gpu'))}, memory busy {pct(gpu.get('util_memory'))}; "
-                      f"memory {size(gpu.get('mem_used_max_bytes'))} of {size(gpu.get('mem_total_bytes'))}; "
-                      f"PCIe in {rate(gpu.get('pcie_rx_mb_s'))}, out {rate(gpu.get('pcie_tx_mb_s'))}; "
-                      f"SM clock {clock}; clock events: {events}")
+        table.add_row(gpu_name(gpu), "; ".join(gpu_phrases(gpu)))
+    chosen = job_gpus_line(status, gpus)
+    if chosen:
+        table.add_row("job's GPUs", chosen)
     if status.get("reason"):
         return Group(table, Text(status["reason"], style="dim"))
     return table

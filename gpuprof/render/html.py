@@ -7,6 +7,8 @@ import html
 
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute
 from gpuprof.analysis.timeline import build_timeline
+from gpuprof.render.copies_text import copies_rows
+from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
 from gpuprof.render.html_assets import SCRIPT, STYLE
 from gpuprof.render.html_plots import (cpu_plot, disk_plot, gpu_plots, memory_plot, pressure_plot,
                                        rank_plot, step_plot, time_frame, try_plot, worker_plot)
@@ -107,10 +109,12 @@ def _ranks(report: dict) -> str:
     if not rows:
         return ""
     straggler = ((report.get("job") or {}).get("straggler") or {}).get("rank")
-    head = "".join(f"<th>{h}</th>" for h in ("rank", "host", "step time", "own work", "data wait",
-                                             "waiting on others", "verdict"))
+    with_gpus = any(r.get("gpus") for r in rows)
+    head = "".join(f"<th>{h}</th>" for h in ("rank", "host") + (("GPU",) if with_gpus else ()) + (
+        "step time", "own work", "data wait", "waiting on others", "verdict"))
     body = "".join(
-        f"<tr><td>{_esc(r.get('rank'))}</td><td>{_esc(r.get('host'))}</td><td>{seconds(r.get('mean_step_s'))}</td>"
+        f"<tr><td>{_esc(r.get('rank'))}</td><td>{_esc(r.get('host'))}</td>"
+        + (f"<td>{_esc(rank_gpus_text(r))}</td>" if with_gpus else "") + f"<td>{seconds(r.get('mean_step_s'))}</td>"
         f"<td>{seconds(r.get('own_step_s'))}</td><td>{pct(r.get('data_wait_share'))}</td>"
         f"<td>{pct(r.get('waiting_share'))}</td><td><code>{_esc((r.get('verdict') or {}).get('bottleneck'))}</code>"
         f"{' <strong>straggler</strong>' if r.get('rank') == straggler else ''}</td></tr>" for r in rows)
@@ -136,14 +140,17 @@ def _figures(report: dict) -> str:
                      f"{plural(loader.get('batches') or 0, 'batch', 'batches')}, waited {seconds(loader.get('wait_s'))}, "
                      f"a batch takes {seconds(producer.get('wall_per_batch_s'))} to make "
                      f"({pct(producer.get('cpu_per_wall'))} of it on a CPU)"))
+    rows.extend(copies_rows(report.get("copies")))
     cores = job.get("cores_busy")
     rows.append(("job CPU", f"{'n/a' if cores is None else f'{cores:.2f}'} of {system.get('cpu_count')} cores busy"))
     rows.append(("disk", f"{rate((system.get('disk') or {}).get('read_mb_s'))} read; the job read "
                          f"{size(job.get('read_bytes'))} from disk"))
     rows.append(("memory", f"peak {size(job.get('rss_peak_bytes'))} over the job"))
     for gpu in system.get("gpus") or []:
-        rows.append((f"GPU {gpu.get('index')}", f"{gpu.get('name')}: utilisation {pct(gpu.get('util_gpu'))}, "
-                                                  f"memory up to {size(gpu.get('mem_used_max_bytes'))}"))
+        rows.append((gpu_name(gpu), "; ".join(gpu_phrases(gpu))))
+    chosen = job_gpus_line(system.get("gpu_status") or {}, system.get("gpus"))
+    if chosen:
+        rows.append(("job's GPUs", chosen))
     table = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
     return f'<section><h2>Evidence</h2><table class="figures">{table}</table></section>'
 

@@ -5,6 +5,8 @@ spans; table cells hold short values only, longer texts follow the table as a li
 
 import re
 
+from gpuprof.render.copies_text import WAIT_LABEL, copies_cell, copies_rows
+from gpuprof.render.gpu_text import gpu_name, job_gpus_line, rank_gpus_text, utilisation_short
 from gpuprof.render.units import command_line, gain, other_interpreter, pct, rate, seconds, size
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
@@ -60,11 +62,13 @@ def render_markdown(report: dict) -> str:
     ranks = report.get("ranks") or []
     if ranks:
         straggler = ((report.get("job") or {}).get("straggler") or {}).get("rank")
-        lines += ["| rank | host | step time | own work | data wait | waiting on others | verdict |",
-                  "|---|---|---|---|---|---|---|"]
+        with_gpus = any(row.get("gpus") for row in ranks)
+        lines += ["| rank | host | " + ("GPU | " if with_gpus else "") + "step time | own work | data wait "
+                  "| waiting on others | verdict |", "|---|---|---|---|---|---|---|" + ("---|" if with_gpus else "")]
         for row in ranks:
             mark = " (straggler)" if row.get("rank") == straggler else ""
-            lines.append(f"| {row.get('rank')} | {escape(row.get('host'))} | {seconds(row.get('mean_step_s'))} "
+            gpu = f" {escape(rank_gpus_text(row))} |" if with_gpus else ""
+            lines.append(f"| {row.get('rank')} | {escape(row.get('host'))} |{gpu} {seconds(row.get('mean_step_s'))} "
                          f"| {seconds(row.get('own_step_s'))} | {pct(row.get('data_wait_share'))} "
                          f"| {pct(row.get('waiting_share'))} | `{(row.get('verdict') or {}).get('bottleneck')}`{mark} |")
         lines.append("")
@@ -82,8 +86,20 @@ def render_markdown(report: dict) -> str:
     lines.append(f"| disk read | {rate(system.get('disk', {}).get('read_mb_s'))} |")
     lines.append(f"| job disk reads | {size(job.get('read_bytes'))} |")
     for gpu in system.get("gpus", []):
-        lines.append(f"| GPU {gpu.get('index')} util | {pct(gpu.get('util_gpu'))} |")
+        lines.append(f"| {escape(gpu_name(gpu))} utilisation | {escape(utilisation_short(gpu))} |")
+        if gpu.get("sm_active") is not None:
+            lines.append(f"| {escape(gpu.get('label'))} SM activity (GPM) | {pct(gpu['sm_active'])} |")
+    copies = report.get("copies") or {}
+    if copies.get("count"):
+        lines.append(f"| copies to GPU | {escape(copies_cell(copies))} |")
+    if copies.get("count") and copies.get("device_wait_s"):
+        lines.append(f"| host waiting for the device in copies | {pct(copies.get('device_wait_share'), 1)} of step "
+                     "time (the device was busy: not copy time) |")
     lines.append("")
+    lines.extend(f"- {label}: {escape(text)}" for label, text in copies_rows(copies) if label != WAIT_LABEL)
+    chosen = job_gpus_line(system.get("gpu_status") or {}, system.get("gpus"))
+    if chosen:
+        lines.append(f"- job's GPUs: {escape(chosen)}")
     for note in report.get("notes") or []:
         lines.append(f"- note: {escape(note)}")
     return "\n".join(lines) + "\n"

@@ -14,10 +14,13 @@ from gpuprof.advice.oom import oom_advice, oom_verdict
 from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
+from gpuprof.analysis.devices import analyse_devices
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
-from gpuprof.analysis.system import cores_busy_between, slowdown_notes, summarize_gpus, summarize_system
+from gpuprof.analysis import job_gpus as job_gpu_rules
+from gpuprof.analysis.system import cores_busy_between, summarize_system
 from gpuprof.record.schema import REPORT_FORMAT
+from gpuprof.reporting.gpu_section import gpu_notes, job_gpu_figures, rank_system
 from gpuprof.record import kinds
 
 
@@ -90,12 +93,12 @@ def varying_step_notes(steps: dict) -> list:
 
 def build_report(record: dict, run_dir: str = None) -> dict:
     meta = record.get("meta", {})
-    gpus, gpu_status = summarize_gpus(record.get("gpu", {}))
-    system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
     groups = record.get("processes", [])
     processes = registered_processes(groups)
     attached = meta.get("kind") == "attach"
     probes, probe_notes = attached_sections(record) if attached else probe_sections(groups, meta)
+    gpus, gpu_status = job_gpu_figures(record, probes, processes)
+    system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
     notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
@@ -104,7 +107,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     if system.get("late_ticks"):
         notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
     notes.extend(limit_notes(system.get("cpu_limit")))
-    notes.extend(slowdown_notes(gpus))
+    notes.extend(gpu_notes(gpus, gpu_status))
     if meta.get("signal") == "SIGKILL":
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     probes_on = (meta.get("settings") or {}).get("probes", True)
@@ -124,17 +127,23 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         record.get("system", {}), steps.get("window_start"), steps.get("window_end"))))
     memory = analyse_memory(events_of_kind(groups, kinds.MEMORY_ANATOMY), events_of_kind(groups, kinds.MEM),
                             events_of_kind(groups, kinds.EXCEPTION), probes["steps"], events_of_kind(groups, kinds.WORKER_MEM),
-                            system, meta)
+                            system, meta, probes.get("cuda_devices"))
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
     judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
-    ranks = None if attached else judge_ranks(groups, meta, lambda trainer: dict(sections, probe_gap=None))
+    cuda_devices = probes.get("cuda_devices")
+    ranks = None if attached else judge_ranks(groups, meta, lambda trainer: dict(
+        sections, probe_gap=None, system=rank_system(system, trainer, cuda_devices)))
+    if ranks is not None and cuda_devices:
+        ranks["rows"] = [dict(row, gpus=job_gpu_rules.rank_gpus(row, cuda_devices, gpus)) for row in ranks["rows"]]
     if ranks is not None:
         # A distributed job: the report speaks for the rank that sets the job's pace, with the
         # job's count of processes that stepped.
         headline = ranks["sections"]
         stepped = dict(headline["steps"], processes=probes["steps"].get("processes"))
         probes = dict(dict(probes, **headline), steps=stepped)
+        if ranks["copies"]:
+            probes["copies"] = dict(probes["copies"], ranks=ranks["copies"])
         judged = ranks["judged"]
     verdict = judged["verdict"]
     advice = advise(judged["evidence"], verdict, judged["findings"]) if verdict["bottleneck"] else []
@@ -275,7 +284,8 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     return ({
         "steps": steps,
         "dataloaders": analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS), kind(kinds.EPOCH)),
-        "copies": analyse_copies(kind(kinds.COPIES)),
+        "copies": analyse_copies(kind(kinds.COPIES), steps),
+        "cuda_devices": analyse_devices(groups),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
         **_ddp_section(kind(kinds.DDP_COMM), steps),
         "model": _model_section(kind(kinds.MODEL), steps),
@@ -297,6 +307,7 @@ def attached_sections(record: dict) -> tuple:
         "steps": found["steps"],
         "dataloaders": found["dataloaders"],
         "copies": analyse_copies([]),
+        "cuda_devices": [],
         "hdf5": [],
         "model": None,
         "frameworks": {"data_parallel": False, "data_parallel_where": None},
@@ -343,6 +354,7 @@ def judge_ranks(groups: list, meta: dict, context_of):
     analysed = []
     for trainer in found:
         sections, _ = probe_sections([groups[i] for i in trainer["group_indices"]], meta)
+        sections.pop("cuda_devices", None)     # the job's devices stay the whole job's
         context = context_of(trainer)
         judged = classify(dict(context, **sections),
                           nothing_to_judge(meta, sections["steps"], True, context.get("system") or {}))
@@ -377,8 +389,21 @@ def judge_ranks(groups: list, meta: dict, context_of):
         verdict["rank"] = rows[headline]["rank"]
     hosts = sorted({row.get("host") for row in rows if row.get("host")})
     job = dict(picture, ranks=len(rows), hosts=hosts, pace_bound=_pace_bound(rows, picture))
-    return {"rows": rows, "job": job, "sections": sections,
+    return {"rows": rows, "job": job, "sections": sections, "copies": copies_by_rank(analysed),
             "judged": dict(judged, verdict=verdict)}
+
+
+def copies_by_rank(analysed: list) -> list:
+    """Each rank's copies against its own steps' window (never summed over ranks): the verdict
+    follows the rank that sets the job's pace, with its own share."""
+    out = []
+    for trainer, sections, _ in analysed:
+        copies = sections.get("copies") or {}
+        if copies.get("count"):
+            out.append({"rank": trainer["rank"], "pid": trainer["pid"], "count": copies["count"],
+                        "seconds": copies.get("seconds"), "share": copies.get("share"),
+                        "device_wait_share": copies.get("device_wait_share")})
+    return out
 
 
 def _pace_bound(rows: list, picture: dict):

@@ -1,15 +1,31 @@
-"""The NVML sampler: per-GPU utilisation, memory, PCIe traffic, SM clock and clock-event reasons.
+"""The NVML sampler: per device utilisation, memory, SM clock and clock-event reasons, SM activity
+(GPM), energy, PCIe traffic and the processes NVML lists.
 
 It talks to any object with pynvml's function names (the real `pynvml` module from nvidia-ml-py,
-or a fake in tests). It only reads: it never changes persistence, accounting or clocks. No library,
-no driver, no GPU or any NVML error turns GPU sampling off with a stated reason; nothing else in the
-run changes.
-"""
+or a fake in tests). It only reads: it never changes persistence, accounting, clocks or GPM
+streaming. No library, no driver or no GPU turns GPU sampling off with a stated reason; nothing else
+in the run changes. Each device is sampled on its own: a metric a device does not offer is dropped
+for that device, and a device that stops answering (GPU lost) is marked lost with the reason while
+the others go on.
 
-from gpuprof.samplers.columns import LAST, MAX, MEAN, ColumnStore
+Two loops drive it: `tick` (the run's interval: the cheap reads) and `tick_pcie` (about once a
+second: nvmlDeviceGetPcieThroughput samples the bus for ~20 ms a call in the driver, so on eight
+GPUs it would stall the main tick)."""
+
+from gpuprof.samplers.columns import LAST, MAX, MEAN
+from gpuprof.samplers.nvml_devices import (Device, describe, identity, mig_enabled, mig_handles, not_offered,
+                                           text)
+from gpuprof.samplers.nvml_gpm import GpmReader, gpm_supported
 
 GPU_COLUMNS = {"t": LAST, "util_gpu": MEAN, "util_memory": MEAN, "mem_used": MAX,
-               "pcie_rx_bps": MEAN, "pcie_tx_bps": MEAN, "sm_clock_mhz": MEAN}
+               "pcie_rx_bps": MEAN, "pcie_tx_bps": MEAN, "sm_clock_mhz": MEAN,
+               # One tick's nvmlClocksEventReasons bits (a long run's merged rows keep the later tick's).
+               "clock_reasons": LAST,
+               # GPM, 0..1 over the time since the previous reading: time any context was active,
+               # share of SMs busy, warps resident over the most the SMs hold.
+               "gpm_busy": MEAN, "sm_active": MEAN, "sm_occupancy": MEAN,
+               # nvmlDeviceGetTotalEnergyConsumption: millijoules since the driver loaded (a counter).
+               "energy_mj": LAST}
 
 # Bits of nvmlClocksEventReasons worth naming in a report.
 CLOCK_EVENT_NAMES = {
@@ -19,8 +35,8 @@ CLOCK_EVENT_NAMES = {
 }
 # nvmlPcieUtilCounter_t and nvmlClockType_t values from nvml.h.
 PCIE_TX, PCIE_RX, CLOCK_SM = 0, 1, 1
-PCIE_EVERY = 5        # PCIe throughput takes ~20 ms a call in the driver: read it every 5th tick
-PIDS_EVERY = 10       # per-process GPU memory every 10th tick
+PCIE_INTERVAL_S = 1.0     # how often the PCIe loop reads every GPU's throughput
+PIDS_EVERY = 10           # the processes NVML lists, every 10th tick
 
 
 def load_nvml():
@@ -32,9 +48,8 @@ def load_nvml():
     return pynvml, None
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc) or exc.__class__.__name__
-    return f"{exc.__class__.__name__}: {text}" if text != exc.__class__.__name__ else text
+class DeviceLost(Exception):
+    """NVML failed on a device for a reason other than "not offered": the device is lost."""
 
 
 class NvmlSampler:
@@ -46,14 +61,18 @@ class NvmlSampler:
         self.available = False
         self.reason = None
         self.driver = None
-        self.devices = []          # [{index, name, mem_total, uuid}]
-        self.stores = []
-        self.clock_events = []     # per device: {reason name: ticks seen}
-        self.job_memory = []       # per device: {pid: max bytes}
-        self._handles = []
-        self._unsupported = set()
+        self.units = []            # [Device]: whole GPUs in NVML's order, each followed by its MIG instances
         self._ticks = 0
-        self._last_pcie = []
+
+    # -- the devices ----------------------------------------------------------------------------
+    @property
+    def devices(self) -> list:
+        return [unit.info for unit in self.units]
+
+    @property
+    def stores(self) -> list:
+        """The series of the devices whose last tick gave a utilisation figure (the live status line)."""
+        return [u.store for u in self.units if not u.lost and (u.store.columns["util_gpu"] or [None])[-1] is not None]
 
     def start(self) -> bool:
         if self.nvml is None:
@@ -62,103 +81,163 @@ class NvmlSampler:
         try:
             self.nvml.nvmlInit()
         except Exception as exc:
-            self.reason = f"NVML could not start ({_describe(exc)}): no NVIDIA driver or GPU here"
+            self.reason = f"NVML could not start ({describe(exc)}): no NVIDIA driver or GPU here"
             return False
         try:
             count = self.nvml.nvmlDeviceGetCount()
             try:
-                self.driver = _text(self.nvml.nvmlSystemGetDriverVersion())
+                self.driver = text(self.nvml.nvmlSystemGetDriverVersion())
             except Exception:
                 self.driver = None
             for index in range(count):
-                handle = self.nvml.nvmlDeviceGetHandleByIndex(index)
-                memory = self.nvml.nvmlDeviceGetMemoryInfo(handle)
-                self._handles.append(handle)
-                self.devices.append({"index": index, "name": _text(self.nvml.nvmlDeviceGetName(handle)),
-                                     "mem_total": int(memory.total),
-                                     "sm_clock_max_mhz": self._optional("max_clock", self.nvml.nvmlDeviceGetMaxClockInfo,
-                                                                        handle, CLOCK_SM)})
-                self.stores.append(ColumnStore(GPU_COLUMNS, max_rows=self.max_rows))
-                self.clock_events.append({})
-                self.job_memory.append({})
-                self._last_pcie.append((None, None))
+                self._add_gpu(index)
         except Exception as exc:
-            self.reason = f"NVML failed while listing GPUs ({_describe(exc)})"
+            self.reason = f"NVML failed while listing GPUs ({describe(exc)})"
             self._shutdown()
-            self.devices, self.stores, self._handles = [], [], []
+            self.units = []
             return False
-        if not self.devices:
+        if not self.units:
             self.reason = "NVML found no GPU"
+            self._shutdown()
+            return False
+        if all(unit.lost for unit in self.units):
+            self.reason = f"NVML could not read any GPU ({self.units[0].lost})"
             self._shutdown()
             return False
         self.available = True
         return True
 
+    def _add_gpu(self, index: int) -> None:
+        unit = Device(index, None, GPU_COLUMNS, self.max_rows)
+        self.units.append(unit)
+        try:
+            unit.handle = self.nvml.nvmlDeviceGetHandleByIndex(index)
+            identity(self.nvml, unit, CLOCK_SM)
+        except Exception as exc:
+            self._lose(unit, f"NVML could not open it ({describe(exc)})")
+            return
+        has_gpm = gpm_supported(self.nvml, unit.handle)
+        mig_mode = mig_enabled(self.nvml, unit.handle)
+        unit.info["mig_mode"] = mig_mode
+        if has_gpm:
+            unit.gpm = unit.optional("gpm", GpmReader, self.nvml, unit.handle)
+        if not mig_mode:
+            return
+        for handle, gpu_instance_id in mig_handles(self.nvml, unit.handle):
+            instance = Device(index, handle, GPU_COLUMNS, self.max_rows, parent=unit.handle,
+                              gpu_instance_id=gpu_instance_id)
+            try:
+                identity(self.nvml, instance, CLOCK_SM)
+            except Exception as exc:
+                self._lose(instance, f"NVML could not open it ({describe(exc)})")
+            else:
+                instance.info["parent_uuid"] = unit.info.get("uuid")
+                if has_gpm:
+                    instance.gpm = instance.optional("gpm", GpmReader, self.nvml, unit.handle, gpu_instance_id)
+            self.units.append(instance)
+
+    # -- the main tick --------------------------------------------------------------------------
     def tick(self) -> None:
         if not self.available:
             return
         self._ticks += 1
         now = self.clock()
-        try:
-            for i, handle in enumerate(self._handles):
-                self.stores[i].append(self._read_device(i, handle, now))
-            if self._ticks % PIDS_EVERY == 1:
-                self._read_job_memory()
-        except Exception as exc:
+        read_pids = self._ticks % PIDS_EVERY == 1
+        pids = self.job_pids() if read_pids else set()
+        for unit in self.units:
+            if unit.lost:
+                continue
+            try:
+                unit.store.append(self._read(unit, now))
+                if read_pids:
+                    self._read_processes(unit, pids)
+            except DeviceLost as lost:
+                self._lose(unit, str(lost), now)
+        if all(unit.lost for unit in self.units):
             self.available = False
-            self.reason = f"NVML failed during the run ({_describe(exc)}); GPU sampling stopped there"
+            self.reason = (f"NVML failed during the run ({self.units[-1].lost}); GPU sampling stopped there")
             self._shutdown()
 
-    def _read_device(self, i: int, handle, now) -> dict:
-        util = self.nvml.nvmlDeviceGetUtilizationRates(handle)
-        memory = self.nvml.nvmlDeviceGetMemoryInfo(handle)
-        row = {"t": now, "util_gpu": float(util.gpu) / 100.0, "util_memory": float(util.memory) / 100.0,
-               "mem_used": int(memory.used)}
-        if self._ticks % PCIE_EVERY == 1:
-            rx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, PCIE_RX)
-            tx = self._optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, handle, PCIE_TX)
-            self._last_pcie[i] = (rx * 1024 if rx is not None else None, tx * 1024 if tx is not None else None)
-        row["pcie_rx_bps"], row["pcie_tx_bps"] = self._last_pcie[i]
-        row["sm_clock_mhz"] = self._optional("clock", self.nvml.nvmlDeviceGetClockInfo, handle, CLOCK_SM)
-        reasons = self._optional("events", self._clock_event_reasons, handle)
-        if reasons:
-            seen = self.clock_events[i]
+    def _read(self, unit: Device, now) -> dict:
+        nvml, handle = self.nvml, unit.handle
+        row = {"t": now}
+        util = self._required(unit, "util", nvml.nvmlDeviceGetUtilizationRates, handle)
+        if util is not None:
+            row["util_gpu"], row["util_memory"] = float(util.gpu) / 100.0, float(util.memory) / 100.0
+        memory = self._required(unit, "memory", nvml.nvmlDeviceGetMemoryInfo, handle)
+        if memory is not None:
+            row["mem_used"] = int(memory.used)
+        row["pcie_rx_bps"], row["pcie_tx_bps"] = unit.pcie
+        row["sm_clock_mhz"] = unit.optional("clock", nvml.nvmlDeviceGetClockInfo, unit.parent or handle, CLOCK_SM)
+        reasons = unit.optional("events", self._clock_event_reasons, unit.parent or handle)
+        if reasons is not None:
+            row["clock_reasons"] = reasons
             for bit, name in CLOCK_EVENT_NAMES.items():
                 if reasons & bit:
-                    seen[name] = seen.get(name, 0) + 1
+                    unit.clock_events[name] = unit.clock_events.get(name, 0) + 1
+        energy = unit.optional("energy", nvml.nvmlDeviceGetTotalEnergyConsumption, handle)
+        if energy is not None:
+            row["energy_mj"] = int(energy)
+        if unit.gpm is not None:
+            values = unit.gpm.read(now)
+            if values is None:
+                unit.unsupported.add("gpm")
+                unit.gpm.free()
+                unit.gpm = None
+            else:
+                row.update(values)
+                unit.gpm_seen = unit.gpm_seen or bool(values)
         return row
+
+    def _required(self, unit: Device, metric: str, func, *args):
+        """A core metric: not offered on this device -> dropped for it; any other failure -> lost."""
+        if metric in unit.unsupported:
+            return None
+        try:
+            return func(*args)
+        except Exception as exc:
+            if not_offered(exc):
+                unit.unsupported.add(metric)
+                return None
+            raise DeviceLost(describe(exc)) from exc
 
     def _clock_event_reasons(self, handle):
         getter = getattr(self.nvml, "nvmlDeviceGetCurrentClocksEventReasons", None) or \
             getattr(self.nvml, "nvmlDeviceGetCurrentClocksThrottleReasons")
         return int(getter(handle))
 
-    def _optional(self, metric: str, func, *args):
-        """A metric this GPU does not support is dropped after its first failure, not fatal."""
-        if metric in self._unsupported:
-            return None
-        try:
-            return func(*args)
-        except Exception:
-            self._unsupported.add(metric)
-            return None
+    def _read_processes(self, unit: Device, job_pids: set) -> None:
+        """Every process NVML lists on the device, with its memory where NVML knows it (None in a
+        container, under MPS or on Windows WDDM): the analysis decides which are the job's."""
+        procs = unit.optional("pids", self.nvml.nvmlDeviceGetComputeRunningProcesses, unit.handle)
+        if procs is not None:
+            unit.note_processes(procs, job_pids)
 
-    def _read_job_memory(self) -> None:
-        if "pids" in self._unsupported:
+    def _lose(self, unit: Device, reason: str, now=None) -> None:
+        unit.lost = reason
+        unit.lost_at = now
+        if unit.gpm is not None:
+            unit.gpm.free()
+            unit.gpm = None
+
+    # -- the PCIe loop --------------------------------------------------------------------------
+    def tick_pcie(self) -> None:
+        """Every GPU's PCIe throughput (KB/s from NVML, kept as bytes/s); the main tick copies the
+        latest into its rows."""
+        if not self.available:
             return
-        pids = self.job_pids()
-        for i, handle in enumerate(self._handles):
-            try:
-                procs = self.nvml.nvmlDeviceGetComputeRunningProcesses(handle)
-            except Exception:
-                self._unsupported.add("pids")
-                return
-            for proc in procs:
-                used = getattr(proc, "usedGpuMemory", None)
-                if proc.pid in pids and used is not None:
-                    self.job_memory[i][proc.pid] = max(self.job_memory[i].get(proc.pid, 0), int(used))
+        for unit in self.units:
+            if unit.lost or unit.mig or "pcie" in unit.unsupported:
+                continue
+            rx = unit.optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, unit.handle, PCIE_RX)
+            tx = unit.optional("pcie", self.nvml.nvmlDeviceGetPcieThroughput, unit.handle, PCIE_TX)
+            unit.pcie = (rx * 1024 if rx is not None else None, tx * 1024 if tx is not None else None)
 
+    # -- the end --------------------------------------------------------------------------------
     def stop(self) -> None:
+        for unit in self.units:
+            if unit.gpm is not None:
+                unit.gpm.free()
         if self.available:
             self._shutdown()
 
@@ -168,17 +247,12 @@ class NvmlSampler:
         except Exception:
             pass
 
+    @property
+    def unsupported(self) -> list:
+        """Every metric some device did not offer."""
+        return sorted(set().union(*(unit.unsupported for unit in self.units)) if self.units else set())
+
     def to_dict(self) -> dict:
-        gpus = []
-        for i, device in enumerate(self.devices):
-            entry = dict(device)
-            entry["series"] = self.stores[i].to_dict()
-            entry["clock_events"] = self.clock_events[i]
-            entry["job_memory"] = {str(pid): used for pid, used in self.job_memory[i].items()}
-            gpus.append(entry)
-        return {"available": bool(self.devices), "reason": self.reason, "driver": self.driver,
-                "unsupported": sorted(self._unsupported), "gpus": gpus}
-
-
-def _text(value) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+        sampled = any(not unit.lost or unit.store.ticks for unit in self.units)
+        return {"available": sampled, "reason": self.reason, "driver": self.driver,
+                "unsupported": self.unsupported, "gpus": [unit.to_dict() for unit in self.units]}

@@ -5,7 +5,10 @@ draws its progress bar): the program's own output (prints, tqdm bars, warnings, 
 Ctrl-C) scrolls above it and never shares its row. It is taken down before the job stops (Ctrl-Z)
 and when the job ends, so the terminal is left as it was. It shows what matters while training:
 steps per second and the share of time spent waiting for data (read from the probes' event files
-as they are flushed), then CPU (never more cores than the machine has) and GPU."""
+as they are flushed), then CPU (never more cores than the machine has) and GPU: the job's own
+devices where its processes named them (`cuda_devices` events, by UUID), else every device NVML
+answers for; a MIG instance by GPM's activity (NVML gives it no utilisation), with GPM's SM
+activity beside where the GPU has it; a lost device is left out, and said when it was the job's."""
 
 import glob
 import json
@@ -13,6 +16,8 @@ import os
 import sys
 import time
 from collections import deque
+
+from gpuprof.samplers.nvml_devices import nvml_uuid
 
 WINDOW_S = 5.0          # figures over the last seconds of events
 
@@ -27,6 +32,7 @@ class JobFigures:
         self.partial = {}
         self.steps = {}      # path -> deque of (t, n)
         self.waits = {}      # path -> deque of (t, n, w)
+        self.uuids = set()   # the CUDA devices the job's processes noted, in NVML's spelling
 
     def poll(self) -> None:
         for path in glob.glob(os.path.join(self.events_dir, "*.jsonl")):
@@ -45,6 +51,15 @@ class JobFigures:
                 head = line[:24]
                 if b'"step"' in head or b'"batch"' in head:
                     self._take(path, line)
+                elif b'"cuda_devices"' in head:
+                    self._take_devices(line)
+
+    def _take_devices(self, line: bytes) -> None:
+        try:
+            devices = json.loads(line).get("devices") or []
+        except (ValueError, AttributeError):
+            return
+        self.uuids.update(nvml_uuid(d.get("uuid")) for d in devices if isinstance(d, dict) and d.get("uuid"))
 
     def _take(self, path: str, line: bytes) -> None:
         try:
@@ -146,8 +161,45 @@ class LiveStatus:
             dt = columns["dt"][-1] or 1.0
             cores = ((columns["job_user_s"][-1] or 0) + (columns["job_system_s"][-1] or 0)) / dt
             parts.append(f"CPU {min(cores, self.cpu_count):.1f}/{self.cpu_count} cores")
-        if nvml is not None and nvml.available and nvml.stores:
-            utils = [s.columns["util_gpu"][-1] for s in nvml.stores if s.columns["util_gpu"]]
-            if utils:
-                parts.append(f"GPU {100 * sum(utils) / len(utils):.0f}%")
+        if nvml is not None and nvml.available:
+            gpu = gpu_figure(nvml, self.job.uuids if self.job is not None else ())
+            if gpu:
+                parts.append(gpu)
         return " · ".join(parts)
+
+
+def _last(store, column: str, rows: int = 3):
+    """The latest figure of a column within its last few rows (GPM skips a tick now and then)."""
+    for value in reversed((store.columns.get(column) or [])[-rows:]):
+        if value is not None:
+            return value
+    return None
+
+
+def gpu_figure(nvml, uuids=()) -> str:
+    """"GPU 87% (SM 40%)": the latest share of time a kernel ran on the job's devices (their UUIDs,
+    else every device), averaged; a MIG instance's from GPM. None when no device has a figure."""
+    units = getattr(nvml, "units", None)
+    if units is None:        # a sampler without per-device units: the stores it offers
+        utils = [_last(s, "util_gpu") for s in nvml.stores]
+        utils = [u for u in utils if u is not None]
+        return f"GPU {100 * sum(utils) / len(utils):.0f}%" if utils else None
+    wanted = {u for u in uuids if u}
+    job = [u for u in units if wanted and nvml_uuid(u.info.get("uuid")) in wanted]
+    chosen = [u for u in (job or units) if not u.lost]
+    if job and not chosen:
+        return "GPU lost"
+    utils, active = [], []
+    for unit in chosen:
+        util = _last(unit.store, "util_gpu")
+        if util is None:
+            util = _last(unit.store, "gpm_busy")        # a MIG instance: GPM's activity
+        if util is not None:
+            utils.append(util)
+            sm = _last(unit.store, "sm_active")
+            if sm is not None:
+                active.append(sm)
+    if not utils:
+        return None
+    sm = f" (SM {100 * sum(active) / len(active):.0f}%)" if active else ""
+    return f"GPU {100 * sum(utils) / len(utils):.0f}%{sm}"

@@ -53,7 +53,8 @@ def test_every_fix_has_a_row_in_the_docs():
 def test_no_module_outside_the_fixes_package_names_a_fix_id():
     ids = re.compile("[\"'](" + "|".join(re.escape(i) for i in fixes.ids()) + ")[\"']")
     for folder, _, files in os.walk(PACKAGE):
-        if os.path.join("advice", "fixes") in folder:
+        # The simulated GPU's scenarios name the fixes they expect, as tests do.
+        if os.path.join("advice", "fixes") in folder or os.path.join(PACKAGE, "testing") in folder:
             continue
         for name in files:
             if name.endswith(".py"):

@@ -12,18 +12,30 @@ from gpuprof.probes.stream import Stream  # noqa: E402
 
 
 class FakeCuda:
+    """torch.cuda's per-device counters for one device (no memory_stats_as_nested_dict: the
+    probe falls back to the four counter functions)."""
+
     def __init__(self):
         self.allocated = 100 << 20
 
-    def memory_allocated(self):
+    def current_device(self):
+        return 0
+
+    def device_count(self):
+        return 1
+
+    def memory_allocated(self, device=None):
         self.allocated += 1 << 20
         return self.allocated
 
-    def max_memory_allocated(self):
+    def max_memory_allocated(self, device=None):
         return self.allocated + (50 << 20)
 
-    def memory_reserved(self):
+    def memory_reserved(self, device=None):
         return 512 << 20
+
+    def max_memory_reserved(self, device=None):
+        return 600 << 20
 
 
 class Collect:

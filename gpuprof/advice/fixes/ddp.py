@@ -17,20 +17,29 @@ SNIPPET = ("torch.distributed.init_process_group('nccl'); local_rank = int(os.en
 
 
 def gpu0_load(figures) -> str:
-    """GPU 0 against the others (DataParallel gathers there): utilisation and memory, when measured."""
+    """GPU 0 against the others (DataParallel gathers there): the time a kernel ran (NVML utilisation),
+    SM activity where GPM gives it, and memory, when measured. `figures`: (index, utilisation, peak
+    memory[, SM activity]) per GPU."""
+    figures = [tuple(f) + (None,) * (4 - len(f)) for f in figures]
     first = [f for f in figures if f[0] == 0]
     rest = [f for f in figures if f[0] != 0]
     if not first or not rest:
         return ""
-    _, util0, mem0 = first[0]
-    utils = [u for _, u, _ in rest if u is not None]
-    mems = [m for _, _, m in rest if m]
+    _, util0, mem0, sm0 = first[0]
+    utils = [f[1] for f in rest if f[1] is not None]
+    mems = [f[2] for f in rest if f[2]]
+    sms = [f[3] for f in rest if f[3] is not None]
     parts = []
     if util0 is not None and utils:
-        parts.append(f"GPU 0 busy {util0:.0%} against {sum(utils) / len(utils):.0%} on the others")
+        parts.append(f"a kernel was running on GPU 0 {util0:.0%} of the time against {mean(utils):.0%} on the others"
+                     + (f", its SMs {sm0:.0%} active against {mean(sms):.0%} (GPM)" if sm0 is not None and sms else ""))
     if mem0 and mems:
-        parts.append(f"GPU 0 holds {mem0 / 1e9:.1f} GB against {sum(mems) / len(mems) / 1e9:.1f} GB")
+        parts.append(f"GPU 0 holds {mem0 / 1e9:.1f} GB against {mean(mems) / 1e9:.1f} GB")
     return " (" + "; ".join(parts) + ")" if parts else ""
+
+
+def mean(values) -> float:
+    return sum(values) / len(values)
 
 
 def build(ev, s):

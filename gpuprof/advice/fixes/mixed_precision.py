@@ -4,7 +4,8 @@ with a GradScaler on older GPUs. Not offered when the forward already runs under
 parameters are not float32. The gain depends on the operators and the chip: a stated prior ranks it
 until `gpuprof try --fix mixed-precision` measures it (try runs the model's forward under autocast)."""
 
-from gpuprof.advice.fix import Fix, pct
+from gpuprof.advice.fix import Fix
+from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.advice.model_terms import compute_model, fast_low_precision, mostly_float32, not_estimated, on_gpu, where
 
 PRIOR_GPU = 1.5      # tensor cores and half the memory traffic
@@ -33,7 +34,8 @@ def build(ev, s):
         snippet = ("scaler = torch.amp.GradScaler('cuda')   # once, before the loop\n" + snippet +
                    "\nscaler.scale(loss).backward()\nscaler.step(optimizer)\nscaler.update()")
     if device == "cuda":
-        chip = f"the GPU is the limit ({pct(ev.gpu_util or 0)} busy); float32 matmuls run well below {dtype} peak"
+        chip = (f"the GPU is the limit ({kernel_time(ev.gpu_util or 0, ev.gpu_sm_active)}); float32 matmuls run well "
+                f"below {dtype} peak")
     else:
         chip = "the CPU is the device and has bf16 instructions (" + \
                ", ".join(f for f in ev.cpu_flags if "bf16" in f) + ")"

@@ -16,10 +16,16 @@ def build(ev, s):
     flags = model.get("flags") or {}
     if cap is None or cap < AMPERE or flags.get("matmul_precision") != "highest" or flags.get("allow_tf32"):
         return None
+    if flags.get("precision_api") == "fp32_precision":
+        # torch >= 2.9: a program that mixes this API with the legacy flags cannot read them back.
+        setting = "torch.backends.cuda.matmul.fp32_precision = 'tf32'"
+        snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.conv.fp32_precision = 'tf32'"
+    else:
+        setting = "torch.set_float32_matmul_precision('high')"
+        snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.allow_tf32 = True"
     return {"estimated_speedup": None, "prior": PRIOR, "where": None,
-            "detail": "let float32 matmuls use TF32 tensor cores: torch.set_float32_matmul_precision('high')",
-            "snippet": "torch.set_float32_matmul_precision('high')   # once, at start-up\n"
-                       "torch.backends.cudnn.allow_tf32 = True",
+            "detail": f"let float32 matmuls use TF32 tensor cores: {setting}",
+            "snippet": snippet,
             "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
                    not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
             "change": {"allow_tf32": True}}

@@ -1,4 +1,7 @@
-"""compute: the device is the limit; the input pipeline keeps up."""
+"""compute: the device is the limit; the input pipeline keeps up.
+
+On a GPU the figure is NVML's utilisation over the measured steps: the share of time at least one
+kernel ran, not how many SMs it kept busy (GPM's SM activity says that, where the GPU has it)."""
 
 from gpuprof.analysis.evidence import INPUT_BOUND
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
@@ -12,16 +15,24 @@ def evaluate(ev):
         if ev.gpu_util is None or ev.gpu_util < 0.4:
             return None
         busy = clamp((ev.gpu_util - 0.4) / 0.5)
-        device = f"the GPU is busy {ev.gpu_util:.0%} of the time"
+        device = f"a kernel was running on the GPU {ev.gpu_util:.0%} of the time{_sm_activity(ev)}"
     else:
         busy = clamp((ev.cores_busy or 0.0) / 1.0)
         device = f"{_who_keeps(ev)} (no GPU: the CPU is the device)"
     calm_input = clamp((INPUT_BOUND - wait) / INPUT_BOUND)
     confidence = step_confidence(ev) * (0.4 + 0.3 * busy + 0.3 * calm_input) if ev.wait_share is not None else 0.3
-    return Finding("compute", share, confidence, {
-        "data_wait_share": rounded(ev.wait_share), "gpu_util": rounded(ev.gpu_util),
-        "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share),
-    }, f"data is ready in time and {device}")
+    evidence = {"data_wait_share": rounded(ev.wait_share), "gpu_util": rounded(ev.gpu_util),
+                "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share)}
+    if ev.gpu_sm_active is not None:
+        evidence["gpu_sm_active"] = rounded(ev.gpu_sm_active)
+    return Finding("compute", share, confidence, evidence, f"data is ready in time and {device}")
+
+
+def _sm_activity(ev) -> str:
+    """GPM's SM activity beside NVML's utilisation, where the GPU has GPM."""
+    if ev.gpu_sm_active is None:
+        return ""
+    return f" ({ev.gpu_sm_active:.0%} of its SMs active, GPM)"
 
 
 def _who_keeps(ev) -> str:

@@ -1,4 +1,7 @@
-"""host.overhead: the GPU idles although data is ready: Python, kernel launches, synchronisation."""
+"""host.overhead: the GPU idles although data is ready: Python, kernel launches, synchronisation.
+
+The GPU figure is NVML's utilisation of the job's GPUs over the measured steps: the share of time no
+kernel ran at all is time the host did not keep the device fed."""
 
 from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
@@ -14,5 +17,5 @@ def evaluate(ev):
     return Finding("host.overhead", share, confidence, {
         "gpu_util": rounded(ev.gpu_util), "data_wait_share": rounded(ev.wait_share),
         "copy_share": rounded(ev.copy_share), "cores_busy": rounded(ev.cores_busy),
-    }, f"the GPU is busy only {ev.gpu_util:.0%} of the time while data is ready: the host "
+    }, f"a kernel was running on the GPU only {ev.gpu_util:.0%} of the time while data is ready: the host "
        "(Python, kernel launches, synchronisation) sets the pace")

@@ -1,4 +1,7 @@
-"""transfer.h2d: host-to-device copies take a large share of the step."""
+"""transfer.h2d: host-to-device copies take a large share of the step.
+
+The share is the copies' device time (CUDA events); the host's wait for earlier kernels inside a
+blocking copy is the device's time, not the copy's, and never counts here."""
 
 from gpuprof.analysis.evidence import TRANSFER_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
@@ -8,12 +11,23 @@ def evaluate(ev):
     if ev.copy_share is None or ev.copy_share < TRANSFER_NOTABLE:
         return None
     copies = ev.copies
+    count = copies.get("count") or 0
     pageable = copies.get("pageable_bytes", 0) / copies["bytes"] if copies.get("bytes") else None
-    timed = copies.get("timed") == copies.get("count")
-    confidence = step_confidence(ev) * (0.9 if timed else 0.6) * (0.7 + 0.3 * clamp(ev.copy_share / 0.5))
+    on_device = copies["basis"] == "device" if copies.get("basis") else copies.get("timed") == count
+    estimated = copies.get("estimated") or 0
+    measured = (1.0 - estimated / count) if on_device and count else 0.0
+    confidence = step_confidence(ev) * (0.6 + 0.3 * measured) * (0.7 + 0.3 * clamp(ev.copy_share / 0.5))
     detail = f"{pageable:.0%} from pageable memory" if pageable is not None else "source memory unknown"
-    return Finding("transfer.h2d", ev.copy_share, confidence, {
+    if estimated and on_device:
+        detail += f"; {estimated} of {count} copies estimated from the timed ones' throughput"
+    elif not on_device:
+        detail += "; host time of the calls, no copy was timed on the device"
+    evidence = {
         "copy_share": rounded(ev.copy_share), "copies": copies.get("count"), "bytes": copies.get("bytes"),
         "pageable_share": rounded(pageable), "small_copies": copies.get("small"),
-        "timed_by_cuda_events": timed, "dtypes": copies.get("dtypes"),
-    }, f"host-to-device copies take {ev.copy_share:.0%} of the time ({detail})")
+        "timed_by_cuda_events": on_device, "dtypes": copies.get("dtypes"),
+    }
+    if "estimated" in copies:
+        evidence.update(estimated_copies=estimated, device_wait_share=copies.get("device_wait_share"))
+    return Finding("transfer.h2d", ev.copy_share, confidence, evidence,
+                   f"host-to-device copies take {ev.copy_share:.0%} of the time ({detail})")

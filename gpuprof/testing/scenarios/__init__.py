@@ -25,6 +25,7 @@ class Expect:
     sm_activity: bool = None            # an SM-activity (GPM) figure present
     no_note: str = None                 # a phrase no report note may contain
     note: str = None                    # a phrase some report note must contain
+    uuid: str = None                    # the job's GPU by UUID placeholder ("{mig:0:1}"), where `gpu` cannot say
 
 
 @dataclass
@@ -42,13 +43,90 @@ class Scenario:
     def program_path(self) -> str:
         return self.program if os.path.isabs(self.program) else os.path.join(PROGRAMS, self.program)
 
+    def command(self, python: str) -> list:
+        """What follows `gpuprof run`: the program and its arguments, after `--` and the launcher
+        when there is one ("{python}" in the launcher is this interpreter)."""
+        program = [self.program_path(), *self.args]
+        if not self.launcher:
+            return program
+        return ["--", *(python if part == "{python}" else part for part in self.launcher), *program]
+
     def environment_for(self, machine: Machine) -> dict:
         """The scenario's env with each "{uuid:N}" replaced by that GPU's UUID."""
-        out = {}
-        for key, value in self.env.items():
-            for i, gpu in enumerate(machine.gpus):
-                value = value.replace("{uuid:%d}" % i, gpu.uuid)
-                for j, inst in enumerate(gpu.mig):
-                    value = value.replace("{mig:%d:%d}" % (i, j), inst.uuid)
-            out[key] = value
-        return out
+        return {key: resolve(value, machine) for key, value in self.env.items()}
+
+    def expected_uuid(self, machine: Machine):
+        """The UUID of the GPU (or MIG instance) the job must be found on, or None."""
+        if self.expect.uuid:
+            return resolve(self.expect.uuid, machine)
+        return machine.uuid(self.expect.gpu) if self.expect.gpu is not None else None
+
+
+def resolve(text: str, machine: Machine) -> str:
+    """`text` with "{uuid:N}" as GPU N's UUID and "{mig:N:J}" as the UUID of its MIG instance J."""
+    for i, gpu in enumerate(machine.gpus):
+        text = text.replace("{uuid:%d}" % i, gpu.uuid)
+        for j, inst in enumerate(gpu.mig):
+            text = text.replace("{mig:%d:%d}" % (i, j), inst.uuid)
+    return text
+
+
+def _gpus(n: int, **kwargs) -> list:
+    from gpuprof.testing.simgpu.machine import Gpu
+    return [Gpu(**kwargs) for _ in range(n)]
+
+
+def _scenarios() -> list:
+    from gpuprof.testing.simgpu.machine import Gpu, MigInstance
+    torchrun = ("{python}", "-m", "torch.distributed.run", "--nproc-per-node", "2")
+    return [
+        Scenario("compute-pageable", "compute_pageable.py", Expect("compute", gpu=0), real=True,
+                 what="a compute-bound job whose plain .to('cuda') copies wait for the previous step's kernels"),
+        Scenario("copy-bound", "copy_bound.py", Expect("transfer.h2d", fixes=("pin-memory", "uint8-transfer"), gpu=0),
+                 real=True, what="large pageable float32 batches of uint8 values into a tiny model"),
+        Scenario("starved", "starved.py", Expect("input.cpu", fixes=("num-workers",), gpu=0), real=True,
+                 what="per-sample CPU work in the training process feeding a small GPU model"),
+        Scenario("launch-bound", "launch_bound.py", Expect("host.overhead", gpu=0), real=True,
+                 what="well over a thousand tiny kernels and an .item() sync per step"),
+        Scenario("container-8-gpus-by-uuid", "compute_pageable.py", Expect("compute", gpu=5),
+                 machine=Machine(gpus=_gpus(8), pid_mode="none"), env={"CUDA_VISIBLE_DEVICES": "{uuid:5}"},
+                 what="8 GPUs in a container whose NVML lists no process; the job on GPU 5 named by UUID"),
+        Scenario("host-pids-mps", "compute_pageable.py", Expect("compute", gpu=1),
+                 machine=Machine(gpus=_gpus(2), pid_mode="host", mps=True, used_memory_known=False),
+                 env={"CUDA_VISIBLE_DEVICES": "1"},
+                 what="NVML lists host PIDs (an MPS server), usedGpuMemory unknown; the job on GPU 1"),
+        Scenario("fastest-first", "compute_pageable.py", Expect("compute", gpu=2),
+                 machine=Machine(gpus=_gpus(2, name="NVIDIA A100-SXM4-80GB", sm_count=108, compute_capability=(8, 0),
+                                            tflops={"float32": 19.5, "tf32": 156.0, "bfloat16": 312.0, "float16": 312.0})
+                                 + _gpus(1) + _gpus(1, name="NVIDIA A100-SXM4-80GB", sm_count=108,
+                                                    compute_capability=(8, 0),
+                                                    tflops={"float32": 19.5, "tf32": 156.0, "bfloat16": 312.0,
+                                                            "float16": 312.0})),
+                 args=("--steps", "30"),
+                 what="CUDA numbers the fastest GPU first: cuda:0 is NVML's GPU 2"),
+        Scenario("mig-slice", "compute_pageable.py", Expect("compute", sm_activity=True, uuid="{mig:0:1}"),
+                 machine=Machine(gpus=[Gpu(mig=[MigInstance(), MigInstance()])]),
+                 env={"CUDA_VISIBLE_DEVICES": "{mig:0:1}"}, args=("--steps", "15", "--batch", "2048"),
+                 what="a MIG slice: utilisation is not supported there, SM activity comes from GPM"),
+        Scenario("one-gpu-lost", "compute_pageable.py", Expect("compute", gpu=0, sampled_gpus=(0,)),
+                 machine=Machine(gpus=[Gpu(), Gpu(fail_after_reads=3)]),
+                 what="the other GPU stops answering NVML early in the run; GPU 0 is still sampled"),
+        Scenario("power-cap-idle-gaps", "paused_compute.py", Expect(no_note="check cooling"),
+                 machine=Machine(gpus=[Gpu(busy_sm_clock_mhz=1900, busy_clock_reasons=0x4)]),
+                 what="a power cap that trims the busy clock 4% and idle gaps at the idle clock: no cooling note"),
+        Scenario("thermal-throttle", "paused_compute.py", Expect(note="check cooling"),
+                 machine=Machine(gpus=[Gpu(busy_sm_clock_mhz=1300, busy_clock_reasons=0x40)]),
+                 what="a GPU that runs busy at two thirds of its top clock under thermal slowdown: the note"),
+        Scenario("two-ranks-two-gpus", "two_ranks.py", Expect("compute", gpus_per_rank={0: 0, 1: 1}),
+                 machine=Machine(gpus=_gpus(2)), launcher=torchrun,
+                 what="torchrun with two ranks, each on its own GPU"),
+    ]
+
+
+#: Every scenario, in the order `gpuprof doctor --simulated` runs them.
+SCENARIOS = _scenarios()
+
+
+def by_name(name: str):
+    """The scenario called `name`, or None."""
+    return next((s for s in SCENARIOS if s.name == name), None)

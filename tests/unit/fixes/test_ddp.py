@@ -7,8 +7,15 @@ def test_data_parallel_leads_and_says_why():
     built = ddp.build(evidence(data_parallel=True, data_parallel_where="train.py:9",
                                **gpu(gpu_count=2, gpu_figures=[(0, 0.9, 30e9), (1, 0.4, 10e9)])), situation())
     assert built["first"].startswith("first: nn.DataParallel") and built["where"] == "train.py:9"
-    assert "GPU 0 busy 90% against 40% on the others" in built["why"]
+    assert "a kernel was running on GPU 0 90% of the time against 40% on the others" in built["why"]
+    assert "busy" not in built["why"]
     assert fixes.get("ddp").leads
+
+
+def test_gpm_sm_activity_goes_beside_the_time_a_kernel_ran():
+    built = ddp.build(evidence(data_parallel=True, **gpu(gpu_count=2, gpu_figures=[(0, 0.9, 30e9, 0.6),
+                                                                                   (1, 0.4, 10e9, 0.2)])), situation())
+    assert "90% of the time against 40% on the others, its SMs 60% active against 20% (GPM)" in built["why"]
 
 
 def test_data_parallel_without_gpus_is_not_estimated():

@@ -4,7 +4,10 @@ from tests.unit.fixes.cases import evidence, gpu, model, on_cuda, situation
 
 def test_a_busy_gpu_gets_bf16_autocast():
     built = mixed_precision.build(evidence(**gpu(gpu_util=0.97)), situation("compute", 0.97))
-    assert "torch.autocast('cuda', dtype=torch.bfloat16)" in built["snippet"] and "97% busy" in built["why"]
+    assert "torch.autocast('cuda', dtype=torch.bfloat16)" in built["snippet"]
+    assert "the GPU is the limit (a kernel was running on the GPU 97% of the time)" in built["why"]
+    with_gpm = mixed_precision.build(evidence(**gpu(gpu_util=0.97, gpu_sm_active=0.4)), situation("compute", 0.97))
+    assert "97% of the time (40% of its SMs active, GPM)" in with_gpm["why"]
 
 
 def test_only_for_compute_bound_runs():

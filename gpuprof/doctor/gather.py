@@ -1,0 +1,59 @@
+"""The facts `gpuprof doctor` prints, gathered from this machine: NVML, torch in a child process
+(holding a CUDA context while NVML's process list is read, where torch has CUDA), the container,
+py-spy and the limits a job started here gets."""
+
+import os
+import sys
+import time
+
+from gpuprof.doctor import host_facts
+from gpuprof.doctor.nvml_facts import read_nvml, running_pids
+from gpuprof.doctor.torch_facts import TorchChild
+
+PID_WAIT_S = 2.0        # a new context may take a moment to show in NVML's process list
+
+
+def gather() -> dict:
+    nvml = read_nvml()
+    answers, pid_check = ask_torch_where_jobs_run(hold=bool(nvml.get("gpus")))
+    return {"nvml": nvml, "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "order": os.environ.get("CUDA_DEVICE_ORDER"), "torch": answers, "pid_check": pid_check,
+            "container": host_facts.container(), "pyspy": host_facts.pyspy(), "limits": host_facts.limits()}
+
+
+def ask_torch_where_jobs_run(hold: bool = False) -> tuple:
+    """([torch's answers], the PID check or None): torch in the python `gpuprof run` starts, then,
+    where it has no torch, in gpuprof's own python. With `hold`, the PID check runs while a child
+    whose torch has CUDA holds a context."""
+    from gpuprof.launch.command import default_python, same_environment
+    answers, pid_check = [], None
+    for python in (default_python(), sys.executable):
+        if answers and (not answers[-1].get("error") or same_environment(python, answers[-1]["python"])):
+            break
+        with TorchChild(python, hold=hold) as child:
+            answers.append(child.facts)
+            if hold:
+                pid_check = check_pids(child.facts)
+    return answers, pid_check
+
+
+def check_pids(child: dict, read=running_pids, wait_s: float = PID_WAIT_S, sleep=time.sleep) -> dict:
+    """Whether NVML's process list shows the PIDs of this namespace, read while `child` (a torch
+    child's facts) holds a CUDA context: {"state": "ok" | "host" | "none" | "unchecked", "pid", "why"}."""
+    pid = child.get("pid")
+    if not child.get("holding"):
+        why = child.get("cuda_error") or ("torch has no CUDA in " + str(child.get("python"))
+                                          if not child.get("error") else child["error"])
+        return {"state": "unchecked", "pid": pid, "why": why}
+    state = "none"
+    deadline = time.monotonic() + wait_s
+    while True:
+        listed = read() or {}
+        pids = {p for found in listed.values() for p in found}
+        if pid in pids:
+            return {"state": "ok", "pid": pid}
+        if pids:
+            state = "host"
+        if time.monotonic() >= deadline:
+            return {"state": state, "pid": pid}
+        sleep(0.2)

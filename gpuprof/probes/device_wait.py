@@ -1,0 +1,54 @@
+"""Host time spent waiting for the GPU: inside blocking host-to-device copies (CUDA syncs the stream
+before a pageable copy, and torch waits for a blocking one to finish) and in the calls that
+synchronise with the device (`.item()`, `.tolist()`, `.cpu()` of a CUDA tensor,
+`torch.cuda.synchronize()`).
+
+In a loop that makes its batches by hand, the host time before each step's first forward is taken as
+preparing the batch; the part of it spent here is waiting for the device instead, and the steps
+probe reads it apart. One running total per process, read twice a step: nothing is emitted here."""
+
+import time
+
+#: Seconds this process's threads have spent blocked on the device so far.
+held = [0.0]
+
+
+def add(seconds: float) -> None:
+    held[0] += seconds
+
+
+def _timed_if_cuda(original):
+    def call(self, *args, **kwargs):
+        if not self.is_cuda:
+            return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+        start = time.monotonic()
+        try:
+            return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+        finally:
+            held[0] += time.monotonic() - start
+
+    call.__wrapped__ = original
+    call.__name__ = getattr(original, "__name__", "call")
+    call.__doc__ = getattr(original, "__doc__", None)
+    return call
+
+
+def _timed(original):
+    def synchronize(*args, **kwargs):
+        start = time.monotonic()
+        try:
+            return original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+        finally:
+            held[0] += time.monotonic() - start
+
+    synchronize.__wrapped__ = original
+    synchronize.__name__ = getattr(original, "__name__", "synchronize")
+    synchronize.__doc__ = getattr(original, "__doc__", None)
+    return synchronize
+
+
+def install(torch) -> None:
+    """Time the synchronising calls of a CUDA build's torch (copies add their own host time)."""
+    for name in ("item", "tolist", "cpu"):
+        setattr(torch.Tensor, name, _timed_if_cuda(getattr(torch.Tensor, name)))
+    torch.cuda.synchronize = _timed(torch.cuda.synchronize)

@@ -1,0 +1,36 @@
+"""The host's waits for the GPU: timed on CUDA tensors only, and taken out of a hand-written loop's
+batch-preparation time by the steps probe."""
+
+import time
+import types
+
+from gpuprof.probes import device_wait
+
+
+class FakeTensor:
+    def __init__(self, is_cuda):
+        self.is_cuda = is_cuda
+
+    def item(self):
+        time.sleep(0.01)        # as a sync waits for queued kernels
+        return 1.0
+
+
+def test_a_cuda_tensors_item_is_a_wait_for_the_device_and_a_cpu_tensors_is_not():
+    item = device_wait._timed_if_cuda(FakeTensor.item)
+    before = device_wait.held[0]
+    assert item(FakeTensor(is_cuda=False)) == 1.0
+    assert device_wait.held[0] == before
+    assert item(FakeTensor(is_cuda=True)) == 1.0
+    assert device_wait.held[0] - before >= 0.009
+
+
+def test_install_wraps_the_synchronising_calls_and_keeps_their_names():
+    tensor_cls = type("Tensor", (), {"item": FakeTensor.item, "tolist": lambda self: [], "cpu": lambda self: self})
+    torch = types.SimpleNamespace(Tensor=tensor_cls, cuda=types.SimpleNamespace(synchronize=lambda device=None: None))
+    device_wait.install(torch)
+    assert tensor_cls.item.__wrapped__ is FakeTensor.item and tensor_cls.item.__name__ == "item"
+    before = device_wait.held[0]
+    torch.cuda.synchronize()
+    assert device_wait.held[0] >= before
+    assert torch.cuda.synchronize.__wrapped__ is not None
