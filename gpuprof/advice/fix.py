@@ -45,3 +45,13 @@ class MemoryFix:
 
 def pct(x) -> str:
     return f"{x:.0%}"
+
+
+@dataclass(frozen=True)
+class SharedMemoryFix:
+    """A fix for DataLoader workers that ran out of shared memory: about where batches travel
+    between processes, so neither a speed-up nor bytes of the model are its measure."""
+    id: str
+    title: str
+    effort: int
+    build: Callable                   # (shm facts, loader section) -> dict(detail, snippet)

@@ -5,13 +5,6 @@ the gradients and the batch size."""
 from dataclasses import dataclass
 
 
-def mib(nbytes) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= scale:
-            return f"{nbytes / scale:.1f} {unit}"
-    return f"{int(nbytes)} B"
-
-
 @dataclass(frozen=True)
 class MemoryFacts:
     anatomy: dict

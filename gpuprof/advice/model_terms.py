@@ -7,6 +7,7 @@ depends on the operators, the shapes and the chip. Such a fix carries a stated p
 ranking only, and said so) and points at `gpuprof try --fix ID`, whose measurement replaces it."""
 
 import os
+from gpuprof.analysis import bottlenecks
 
 #: GPUs from this compute capability run bf16 and TF32 on tensor cores (Ampere).
 AMPERE = (8, 0)
@@ -16,7 +17,7 @@ CPU_BF16 = ("avx512_bf16", "amx_bf16")
 
 def compute_model(ev, s):
     """The trained model's facts when the run is compute-bound and the probes saw the model, else None."""
-    if s.bottleneck != "compute" or not ev.model:
+    if s.bottleneck != bottlenecks.COMPUTE.id or not ev.model:
         return None
     return ev.model
 

@@ -10,6 +10,7 @@ import math
 
 from gpuprof.advice import fixes
 from gpuprof.advice.situation import Situation
+from gpuprof.analysis import bottlenecks
 
 
 def advise(ev, verdict: dict, findings=()) -> list:
@@ -38,7 +39,7 @@ def advise(ev, verdict: dict, findings=()) -> list:
             advice["ranked_by"] = built["first"]
         out.append(advice)
     bottleneck = situation.bottleneck
-    if bottleneck == "compute":
+    if bottleneck == bottlenecks.COMPUTE.id:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding.
         out = [a for a in out if bottleneck in a["addresses"]]

@@ -1,22 +1,13 @@
-"""A run whose DataLoader workers ran out of shared memory: its verdict and the fixes, which are
-about where batches travel between processes, not about the model's memory.
+"""A run whose DataLoader workers ran out of shared memory: its fixes (gpuprof.advice.fixes,
+SHARED_MEMORY), which are about where batches travel between processes, not about the model's
+memory; and a warning when the batches in flight come near the size of /dev/shm.
 
 Workers hand each batch to the training process through /dev/shm; a container's default of 64 MB
 holds a few batches at most. The fixes: a larger /dev/shm (or the host's), torch's file-system
 sharing strategy, or fewer batches in flight (workers x prefetch_factor)."""
 
-FIXES = (
-    ("shm-size", "Give the job a larger /dev/shm", 1,
-     "run the container with --shm-size=8g (or --ipc=host); on Kubernetes mount an emptyDir with medium: Memory "
-     "at /dev/shm",
-     "docker run --shm-size=8g ...   # or --ipc=host"),
-    ("sharing-strategy", "Share batches through files instead of shared-memory handles", 1,
-     "torch.multiprocessing.set_sharing_strategy('file_system') before the DataLoader is built",
-     "import torch.multiprocessing\ntorch.multiprocessing.set_sharing_strategy('file_system')"),
-    ("fewer-batches-in-flight", "Keep fewer batches in flight", 1,
-     "fewer workers or a smaller prefetch_factor: workers x prefetch_factor batches sit in /dev/shm at once",
-     "DataLoader(dataset, num_workers=2, prefetch_factor=1, ...)"),
-)
+from gpuprof.advice import fixes
+from gpuprof.analysis import bottlenecks
 
 
 def in_flight_bytes(loader: dict):
@@ -34,16 +25,13 @@ def shm_advice(shm: dict, loader: dict = None) -> list:
     if need and shm.get("shm_bytes"):
         why = (f"about {need / 2**20:.0f} MiB of batches sit in shared memory at once and /dev/shm holds "
                f"{shm['shm_bytes'] / 2**20:.0f} MiB")
-    return [{"id": fix_id, "title": title, "estimated_speedup": None, "where": (loader or {}).get("where"),
-             "detail": detail, "snippet": snippet, "effort": effort, "addresses": ["memory.shm"], "change": None,
-             "why": why} for fix_id, title, effort, detail, snippet in FIXES]
-
-
-def shm_verdict(shm: dict, previous: dict) -> dict:
-    return {"bottleneck": "memory.shm", "share": None, "confidence": 0.9, "basis": "probes", "reason": shm["how"],
-            "evidence": {"shm": shm, "before": (previous or {}).get("summary")},
-            "summary": f"Out of shared memory: {shm['how']}. DataLoader workers hand batches to the training "
-                       "process through /dev/shm."}
+    out = []
+    for fix in fixes.SHARED_MEMORY:
+        built = fix.build(shm, loader)
+        out.append({"id": fix.id, "title": fix.title, "estimated_speedup": None, "where": (loader or {}).get("where"),
+                    "detail": built["detail"], "snippet": built["snippet"], "effort": fix.effort,
+                    "addresses": [bottlenecks.MEMORY_SHM.id], "change": None, "why": why})
+    return out
 
 
 def shm_note(system: dict, loaders: list):

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 from gpuprof.advice.model import cheaper_producer, cheaper_share
 from gpuprof.advice.fix import pct
+from gpuprof.analysis import bottlenecks
 
-INPUT = ("input.cpu", "input.disk", "input.latency")
+INPUT = bottlenecks.INPUT_IDS
 
 
 @dataclass(frozen=True)

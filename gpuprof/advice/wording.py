@@ -1,6 +1,8 @@
 """Wording about a report's advice that every renderer shows the same way: the heading of the fix
 list, and what a compute-bound run with nothing to fix in its input does next."""
 
+from gpuprof.analysis import bottlenecks
+
 
 def _pct(x) -> str:
     return "n/a" if x is None else f"{x * 100:.0f}%"
@@ -8,7 +10,7 @@ def _pct(x) -> str:
 
 def advice_heading(report: dict) -> str:
     """How the fix list is ranked, as gpuprof.advice.rank orders it (each fix that moved says why)."""
-    if (report.get("verdict") or {}).get("bottleneck") == "memory.oom":
+    if (report.get("verdict") or {}).get("bottleneck") == bottlenecks.MEMORY_OOM.id:
         return "Fixes, ranked by the memory each frees"
     return ("Fixes, in the order to try them: for the bottleneck first, settings gpuprof can measure ahead of "
             "code changes, then by estimated speed-up (each an upper bound)")

@@ -12,20 +12,14 @@ others: waiting = the time sampled in torch.distributed calls made from Python (
 ...) plus the part of its backward pass beyond the shortest backward of any rank (the ranks run the
 same model, so a longer backward is time blocked in the all-reduce that DDP runs inside it). A rank
 whose own work is clearly longer than the others' is the straggler; its own verdict (data wait,
-producers' CPU, ...) says why."""
+producers' CPU, ...) says why. A rank that mostly waits for the others gets the comm verdict, whose
+rule (analysis/bottlenecks/comm.py) reads the waiting share worked out here."""
 
+from gpuprof.analysis.bottlenecks.comm import WAITING_NOTABLE
 from gpuprof.analysis.series import median
 from gpuprof.record import kinds
 
 STRAGGLER_RATIO = 1.25      # own work this much above the median of the others' names a straggler
-WAITING_NOTABLE = 0.2       # a share of the step spent waiting on other ranks that is worth a verdict
-#: The exposed all-reduce (DDP's own timing) as a share of the step from which balanced ranks are
-#: communication-bound: more of the step than the model's compute. Below it, an all-reduce slowed by
-#: a busy machine still leaves the verdict to the compute it mostly is.
-COLLECTIVE_BOUND = 0.5
-#: Verdicts that only say "nothing else is the limit": a rank that mostly waits for others gets the
-#: waiting verdict instead.
-NOT_ITS_OWN = ("compute", "host.overhead", None)
 
 
 def trainers(groups: list) -> list:
@@ -152,25 +146,6 @@ def _straggler(slow: dict, others: list) -> dict:
         "producers_cpu_s": slow.get("producers_cpu_s"), "others_producers_cpu_s": typical("producers_cpu_s"),
         "others_waiting_share": typical("waiting_share"),
     }
-
-
-def waiting_verdict(row: dict, straggler: dict) -> dict:
-    """The verdict of a rank that mostly waits for another one (in DDP's all-reduce, a barrier, ...)."""
-    share = row["waiting_share"]
-    on = f"rank {straggler['rank']}" if straggler else "the other ranks"
-    reason = f"{share:.0%} of each step waits for {on} in collectives (DDP's gradient all-reduce, barriers)"
-    return {"bottleneck": "comm", "share": share, "confidence": 0.7,
-            "reason": reason, "summary": f"Waiting on {on}: {reason}."}
-
-
-def collective_verdict(share: float) -> dict:
-    """The verdict of a rank whose step is mostly DDP's gradient all-reduce itself (balanced ranks:
-    none waits for another, yet the collective is the step): communication, from DDP's own timing."""
-    reason = (f"{share:.0%} of each step is DDP's gradient all-reduce that the backward pass does not hide "
-              "(DDP's own timing; the ranks are balanced, so this is the collective itself, not a wait for a "
-              "slower rank)")
-    return {"bottleneck": "comm", "share": share, "confidence": 0.75, "reason": reason,
-            "summary": f"Communication-bound: {reason}."}
 
 
 def job_summary(verdict: dict, rows: list, picture: dict) -> str:

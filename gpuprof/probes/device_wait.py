@@ -13,17 +13,14 @@ import time
 held = [0.0]
 
 
-def add(seconds: float) -> None:
-    held[0] += seconds
-
-
-def _timed_if_cuda(original):
-    def call(self, *args, **kwargs):
-        if not self.is_cuda:
-            return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+def _timed(original, method: bool):
+    """`original` timed into `held`; a tensor method only when its tensor is on a CUDA device."""
+    def call(*args, **kwargs):
+        if method and not args[0].is_cuda:
+            return original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         start = time.monotonic()
         try:
-            return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+            return original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         finally:
             held[0] += time.monotonic() - start
 
@@ -33,22 +30,8 @@ def _timed_if_cuda(original):
     return call
 
 
-def _timed(original):
-    def synchronize(*args, **kwargs):
-        start = time.monotonic()
-        try:
-            return original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
-        finally:
-            held[0] += time.monotonic() - start
-
-    synchronize.__wrapped__ = original
-    synchronize.__name__ = getattr(original, "__name__", "synchronize")
-    synchronize.__doc__ = getattr(original, "__doc__", None)
-    return synchronize
-
-
 def install(torch) -> None:
     """Time the synchronising calls of a CUDA build's torch (copies add their own host time)."""
     for name in ("item", "tolist", "cpu"):
-        setattr(torch.Tensor, name, _timed_if_cuda(getattr(torch.Tensor, name)))
-    torch.cuda.synchronize = _timed(torch.cuda.synchronize)
+        setattr(torch.Tensor, name, _timed(getattr(torch.Tensor, name), method=True))
+    torch.cuda.synchronize = _timed(torch.cuda.synchronize, method=False)

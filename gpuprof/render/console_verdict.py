@@ -5,6 +5,7 @@ from rich.console import Group
 from rich.text import Text
 
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute
+from gpuprof.analysis import bottlenecks
 from gpuprof.render.console_layout import hanging, snippet
 from gpuprof.render.units import gain, other_interpreter, seconds
 
@@ -29,7 +30,7 @@ def verdict_line(report: dict):
     if not verdict:
         return None
     parts = [Text("")]
-    style = "bold green" if verdict.get("bottleneck") == "compute" else "bold yellow"
+    style = "bold green" if verdict.get("bottleneck") == bottlenecks.COMPUTE.id else "bold yellow"
     parts.append(Text(verdict.get("summary", ""), style=style))
     if verdict.get("bottleneck"):
         caveat = f" ({verdict['caveat']})" if verdict.get("caveat") else ""
@@ -52,7 +53,7 @@ def advice_list(report: dict):
     advice = report.get("advice") or []
     verdict = report.get("verdict") or {}
     if not advice:
-        if verdict.get("bottleneck") == "compute":
+        if verdict.get("bottleneck") == bottlenecks.COMPUTE.id:
             return Text("\n" + next_steps_for_compute(report), style="dim")
         return None
     parts = [Text("\n" + advice_heading(report), style="bold")]

@@ -6,6 +6,7 @@ it shows and reads without script."""
 import html
 
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute
+from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.timeline import build_timeline
 from gpuprof.render.copies_text import copies_rows
 from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
@@ -61,7 +62,7 @@ def _header(report: dict) -> str:
 def _verdict(report: dict) -> str:
     verdict = report.get("verdict") or {}
     bottleneck = verdict.get("bottleneck")
-    kind = "good" if bottleneck == "compute" else ("none" if not bottleneck else "warn")
+    kind = "good" if bottleneck == bottlenecks.COMPUTE.id else ("none" if not bottleneck else "warn")
     parts = [f'<section class="verdict {kind}"><h2>Verdict</h2>']
     if bottleneck:
         parts.append(f'<p class="id"><code>{_esc(bottleneck)}</code> · confidence {verdict.get("confidence", 0):.0%}</p>')
@@ -81,7 +82,7 @@ def _fixes(report: dict) -> str:
     advice = report.get("advice") or []
     verdict = report.get("verdict") or {}
     if not advice:
-        if verdict.get("bottleneck") == "compute":
+        if verdict.get("bottleneck") == bottlenecks.COMPUTE.id:
             return f'<section><h2>Fixes</h2><p>{_esc(next_steps_for_compute(report))}</p></section>'
         return ""
     heading = advice_heading(report)

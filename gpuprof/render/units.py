@@ -2,6 +2,8 @@
 
 import os
 
+from gpuprof.analysis import bottlenecks
+
 
 def other_interpreter(report: dict):
     """"ran under X, not gpuprof's own interpreter (Y)" when the program ran in another environment
@@ -64,9 +66,9 @@ def gain(item: dict) -> str:
     if item.get("frees_bytes"):
         return f"frees about {size(item['frees_bytes'])}"
     addresses = item.get("addresses") or []
-    if "memory.shm" in addresses:
+    if bottlenecks.MEMORY_SHM.id in addresses:
         return "lets the run finish"
-    return "frees memory" if "memory.oom" in addresses else "gain not estimated"
+    return "frees memory" if bottlenecks.MEMORY_OOM.id in addresses else "gain not estimated"
 
 
 def scaled(values, factor: float) -> list:

@@ -4,14 +4,13 @@ import math
 import os
 
 import gpuprof
-from gpuprof.advice.rank import advise
+from gpuprof.advice.by_verdict import advice_for
 from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.host_time import analyse_samples, training_cpu, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
-from gpuprof.advice.oom import oom_advice, oom_verdict
-from gpuprof.advice.shm import shm_advice, shm_note, shm_verdict
+from gpuprof.advice.shm import shm_note
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.devices import analyse_devices
@@ -130,10 +129,9 @@ def build_report(record: dict, run_dir: str = None) -> dict:
                             system, meta, probes.get("cuda_devices"))
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
-    judged = classify(sections, nothing_to_judge(meta, probes["steps"], probes_on and bool(processes), system))
     cuda_devices = probes.get("cuda_devices")
     ranks = None if attached else judge_ranks(groups, meta, lambda trainer: dict(
-        sections, probe_gap=None, system=rank_system(system, trainer, cuda_devices)))
+        sections, probe_gap=None, memory=rank_memory(memory), system=rank_system(system, trainer, cuda_devices)))
     if ranks is not None and cuda_devices:
         ranks["rows"] = [dict(row, gpus=job_gpu_rules.rank_gpus(row, cuda_devices, gpus)) for row in ranks["rows"]]
     if ranks is not None:
@@ -144,18 +142,12 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         probes = dict(dict(probes, **headline), steps=stepped)
         if ranks["copies"]:
             probes["copies"] = dict(probes["copies"], ranks=ranks["copies"])
-        judged = ranks["judged"]
+    judged = classify(sections, nothing_to_judge(meta, sections["steps"], probes_on and bool(processes), system),
+                      steps_judged=ranks["judged"] if ranks is not None else None)
     verdict = judged["verdict"]
-    advice = advise(judged["evidence"], verdict, judged["findings"]) if verdict["bottleneck"] else []
+    advice = advice_for(judged, memory, probes)
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
-    if memory.get("oom"):
-        # Out of memory leads: the speed verdict, if any, stays as a finding's summary.
-        verdict = oom_verdict(memory, verdict)
-        advice = oom_advice(memory, probes["steps"].get("batch_size"))
-    elif memory.get("shm"):
-        verdict = shm_verdict(memory["shm"], verdict)
-        advice = shm_advice(memory["shm"], (probes.get("dataloaders") or [None])[0])
     notes.extend(varying_step_notes(probes["steps"]))
     stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
                                          probes["steps"].get("slow_steps_at") or [])
@@ -206,6 +198,12 @@ def interpreter_section(meta: dict, groups: list) -> dict:
     root = [e for e in failed if e.get("pid") == meta.get("pid")]
     missing = (root or failed or [{}])[0].get("module")
     return {"interpreter": dict(interpreter, missing_module=missing)}
+
+
+def rank_memory(memory: dict) -> dict:
+    """A rank's view of the memory section: how the job ended (out of memory, out of shared memory)
+    is the job's verdict, not each rank's."""
+    return dict(memory, oom=None, shm=None)
 
 
 MIN_SAMPLES_TO_GUESS = 5     # system samples a sampler-only guess needs
@@ -364,22 +362,15 @@ def judge_ranks(groups: list, meta: dict, context_of):
     straggler = picture["straggler"]
     waited_rows, waited = [], []
     for row, (trainer, sections, judged) in zip(rows, analysed):
-        waiting = row.get("waiting_share") or 0.0
-        own = row["verdict"]
-        inside = ((sections.get("ddp_comm") or {}).get("exposed_comm_share")) or 0.0
-        if waiting >= rank_rules.WAITING_NOTABLE and (straggler is None or row["rank"] != straggler["rank"]) \
-                and (own.get("bottleneck") in rank_rules.NOT_ITS_OWN or (own.get("share") or 0.0) < waiting):
-            # A rank that mostly waits for the others: its verdict is that wait.
-            verdict = dict(judged["verdict"], **rank_rules.waiting_verdict(row, straggler))
-            judged = dict(judged, verdict=verdict)
-            row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
-        elif inside >= rank_rules.COLLECTIVE_BOUND and own.get("bottleneck") in rank_rules.NOT_ITS_OWN:
-            # Balanced ranks whose step is mostly the gradient all-reduce itself.
-            verdict = dict(judged["verdict"], **rank_rules.collective_verdict(inside))
-            judged = dict(judged, verdict=verdict)
-            row = dict(row, verdict={k: verdict.get(k) for k in row["verdict"]})
+        # A rank's place in the job (its wait on the others) is data for the comm bottleneck's rule.
+        context = dict(context_of(trainer), ddp_comm=None)
+        context.update(sections, rank={"rank": row["rank"], "waiting_share": row.get("waiting_share"),
+                                       "straggler": straggler})
+        final = classify(context, steps_judged=judged)
+        if final["verdict"] is not judged["verdict"]:
+            row = dict(row, verdict={k: final["verdict"].get(k) for k in row["verdict"]})
         waited_rows.append(row)
-        waited.append((trainer, sections, judged))
+        waited.append((trainer, sections, final))
     rows, analysed = waited_rows, waited
     headline = next(i for i, row in enumerate(rows) if row["rank"] == picture["headline_rank"])
     _, sections, judged = analysed[headline]

@@ -8,7 +8,7 @@ import pytest
 
 from gpuprof.analysis.classify import classify
 from gpuprof.analysis.evidence import gather
-from gpuprof.analysis.rules import transfer_h2d
+from gpuprof.analysis.bottlenecks import transfer_h2d
 from gpuprof.analysis.transfers import analyse_copies, in_window_fraction
 
 MB = 1 << 20

@@ -17,7 +17,7 @@ class FakeTensor:
 
 
 def test_a_cuda_tensors_item_is_a_wait_for_the_device_and_a_cpu_tensors_is_not():
-    item = device_wait._timed_if_cuda(FakeTensor.item)
+    item = device_wait._timed(FakeTensor.item, method=True)
     before = device_wait.held[0]
     assert item(FakeTensor(is_cuda=False)) == 1.0
     assert device_wait.held[0] == before

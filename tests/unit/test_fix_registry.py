@@ -21,7 +21,7 @@ def read(*parts) -> str:
 
 def test_every_fix_module_is_registered_once_under_its_own_id():
     modules = {name for _, name, _ in pkgutil.iter_modules(fixes.__path__)}
-    registered = fixes.SPEED + fixes.MEMORY
+    registered = fixes.SPEED + fixes.MEMORY + fixes.SHARED_MEMORY
     assert len({fix.id for fix in registered}) == len(registered)
     assert modules == {fix.build.__module__.rsplit(".", 1)[1] for fix in registered}
     for fix in registered:
@@ -43,11 +43,13 @@ def test_a_fix_try_can_apply_says_how_to_keep_it():
 
 
 def test_every_fix_has_a_row_in_the_docs():
-    advice, memory = read("docs", "advice.md"), read("docs", "memory.md")
+    advice, memory, limits = read("docs", "advice.md"), read("docs", "memory.md"), read("docs", "machine-limits.md")
     for fix in fixes.SPEED:
         assert f"| `{fix.id}` |" in advice, f"{fix.id} has no row in docs/advice.md"
     for fix in fixes.MEMORY:
         assert f"| `{fix.id}` |" in memory, f"{fix.id} has no row in docs/memory.md"
+    for fix in fixes.SHARED_MEMORY:
+        assert f"| `{fix.id}` |" in limits, f"{fix.id} has no row in docs/machine-limits.md"
 
 
 def test_no_module_outside_the_fixes_package_names_a_fix_id():

@@ -5,7 +5,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.advice.oom import oom_advice, oom_verdict  # noqa: E402
+from gpuprof.advice.oom import oom_advice  # noqa: E402
+from gpuprof.analysis.bottlenecks.memory_oom import verdict as oom_verdict  # noqa: E402
 from gpuprof.analysis.memory import analyse_memory, growth  # noqa: E402
 from gpuprof.probes import memory as probe  # noqa: E402
 from gpuprof.probes.stream import Stream  # noqa: E402

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from gpuprof.analysis import ranks
+from gpuprof.analysis.bottlenecks import comm
 from gpuprof.launch.rundir import create_run_dir, spans_nodes
 from gpuprof.record.reader import RecordError
 from gpuprof.reporting.job import run_folders
@@ -50,7 +51,7 @@ def test_the_median_rank_of_two_is_the_other_rank():
 def test_a_waiting_rank_gets_a_comm_verdict_naming_the_straggler():
     rows = [row(0, 0.045, backward=0.93), row(1, 0.045, wait=0.9, backward=0.05, verdict="input.latency")]
     picture = ranks.judge(rows)
-    verdict = ranks.waiting_verdict(rows[0], picture["straggler"])
+    verdict = comm.waiting_verdict(rows[0]["waiting_share"], picture["straggler"])
     assert verdict["bottleneck"] == "comm" and "rank 1" in verdict["reason"]
 
 

@@ -323,7 +323,7 @@ def test_the_fix_list_heading_says_how_it_is_ranked():
 
 
 def test_compute_on_a_cpu_names_whose_cores_are_busy():
-    from gpuprof.analysis.rules import compute
+    from gpuprof.analysis.bottlenecks import compute
     from tests.unit.fixes.cases import LOADER, evidence
     with_workers = compute.evaluate(evidence(wait_share=0.03, cores_busy=1.9, loader=dict(LOADER, num_workers=4)))
     assert "the job (the training process and 4 DataLoader workers) keeps 1.9 of 4 cores busy" in with_workers.reason

@@ -46,7 +46,14 @@ MEMORY = _fixes(
     "grads_set_to_none",
 )
 
-_BY_ID = {fix.id: fix for fix in SPEED + MEMORY}
+#: Fixes for DataLoader workers that ran out of shared memory, in the order they are shown.
+SHARED_MEMORY = _fixes(
+    "shm_size",
+    "sharing_strategy",
+    "fewer_batches_in_flight",
+)
+
+_BY_ID = {fix.id: fix for fix in SPEED + MEMORY + SHARED_MEMORY}
 
 
 def get(fix_id):

@@ -7,10 +7,12 @@ import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.analysis.evidence import HANDWRITTEN
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind not in ("input.latency", "input.disk") or ev.wait_source not in HANDWRITTEN:
+    if s.input_kind not in (bottlenecks.INPUT_LATENCY.id, bottlenecks.INPUT_DISK.id) or \
+            ev.wait_source not in HANDWRITTEN:
         return None
     w = ev.wait_share or 0.0
     threads = min(8, max(2, math.ceil(w / max(1 - w, 0.05))))
@@ -33,4 +35,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="background-prefetch", title="Prepare the next batches in background threads while the model trains",
-          effort=2, addresses=("input.latency", "input.disk"), build=build)
+          effort=2, addresses=(bottlenecks.INPUT_LATENCY.id, bottlenecks.INPUT_DISK.id), build=build)

@@ -3,16 +3,17 @@ memory) instead of every epoch; assumed to make a batch 2x cheaper."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.loader_terms import where
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
     kind = s.input_kind
-    if kind not in ("input.cpu", "input.disk"):
+    if kind not in (bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id):
         return None
     gain = s.cheaper_input(ev, 2.0)
     if gain < MIN_GAIN:
         return None
-    if kind == "input.disk":
+    if kind == bottlenecks.INPUT_DISK.id:
         detail = "read the data once into memory (or onto local fast storage) and serve later epochs from there"
         snippet = "data = np.load(path, mmap_mode=None)   # or copy to local NVMe / RAM disk before training"
     else:
@@ -24,4 +25,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="cache-preprocessed", title="Cache the deterministic part of preprocessing (or the raw data in memory)",
-          effort=2, addresses=("input.cpu", "input.disk"), build=build)
+          effort=2, addresses=(bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id), build=build)

@@ -5,6 +5,7 @@ channels-last already; the gain depends on the layers, so it is measured, not es
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu, where
+from gpuprof.analysis import bottlenecks
 
 PRIOR_GPU = 1.2
 PRIOR_CPU = 1.05
@@ -28,5 +29,6 @@ def keep(settings, loader, framework=None):
     return "model.to(memory_format=torch.channels_last) once and x.to(memory_format=torch.channels_last) each batch"
 
 
-FIX = Fix(id="channels-last", title="Use the channels-last memory layout", effort=1, addresses=("compute",),
+FIX = Fix(id="channels-last", title="Use the channels-last memory layout", effort=1,
+          addresses=(bottlenecks.COMPUTE.id,),
           build=build, try_keys=("channels_last",), keep=keep)

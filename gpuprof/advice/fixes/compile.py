@@ -5,6 +5,7 @@ pays back. Not offered for a model already compiled."""
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.model_terms import compute_model, not_estimated, where
+from gpuprof.analysis import bottlenecks
 
 PRIOR = 1.2
 
@@ -27,5 +28,5 @@ def keep(settings, loader, framework=None):
     return "model = torch.compile(model) once, before the training loop"
 
 
-FIX = Fix(id="compile", title="Compile the model (torch.compile)", effort=1, addresses=("compute",),
+FIX = Fix(id="compile", title="Compile the model (torch.compile)", effort=1, addresses=(bottlenecks.COMPUTE.id,),
           build=build, try_keys=("compile_model",), keep=keep)

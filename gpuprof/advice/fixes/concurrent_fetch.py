@@ -5,10 +5,11 @@ number of requests in flight."""
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_producer
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind != "input.latency" or not ev.loader or ev.wait_source != "dataloader":
+    if s.input_kind != bottlenecks.INPUT_LATENCY.id or not ev.loader or ev.wait_source != "dataloader":
         return None
     batch = ev.loader.get("batch_size") or 1
     in_flight = min(batch, 8)
@@ -30,4 +31,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="concurrent-fetch", title="Fetch the samples of a batch concurrently inside the Dataset", effort=2,
-          addresses=("input.latency",), build=build)
+          addresses=(bottlenecks.INPUT_LATENCY.id,), build=build)

@@ -4,6 +4,7 @@ pays when input shapes repeat (a fixed image size). A prior, measured by `try --
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+from gpuprof.analysis import bottlenecks
 
 PRIOR = 1.1
 
@@ -27,4 +28,4 @@ def keep(settings, loader, framework=None):
 
 
 FIX = Fix(id="cudnn-benchmark", title="Let cuDNN pick the fastest convolution algorithms", effort=1,
-          addresses=("compute",), build=build, needs_gpu=True, try_keys=("cudnn_benchmark",), keep=keep)
+          addresses=(bottlenecks.COMPUTE.id,), build=build, needs_gpu=True, try_keys=("cudnn_benchmark",), keep=keep)

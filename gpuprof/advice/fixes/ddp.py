@@ -7,6 +7,7 @@ backward pass. Where DataParallel is used it leads the fixes (its build says why
 measured through it. A compute-bound job that used one of several GPUs gets it too."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.analysis import bottlenecks
 
 LAUNCH = "torchrun --nproc-per-node=NGPU train.py"
 SNIPPET = ("torch.distributed.init_process_group('nccl'); local_rank = int(os.environ['LOCAL_RANK'])\n"
@@ -58,7 +59,7 @@ def build(ev, s):
                 "detail": f"replace nn.DataParallel with DistributedDataParallel and launch one process per GPU: {LAUNCH}",
                 "snippet": SNIPPET, "why": why,
                 "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
-    if not ev.gpu or s.bottleneck != "compute" or ev.gpu_count <= 1:
+    if not ev.gpu or s.bottleneck != bottlenecks.COMPUTE.id or ev.gpu_count <= 1:
         return None
     return {"estimated_speedup": 0.9 * ev.gpu_count, "where": None,
             "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])", "snippet": SNIPPET,
@@ -66,5 +67,6 @@ def build(ev, s):
 
 
 FIX = Fix(id="ddp", title="Use DistributedDataParallel: one process per GPU",
-          effort=3, addresses=("compute", "input.cpu", "input.disk", "input.latency", "transfer.h2d", "host.overhead"),
+          effort=3, addresses=(bottlenecks.COMPUTE.id, *bottlenecks.INPUT_IDS, bottlenecks.TRANSFER_H2D.id,
+                                bottlenecks.HOST_OVERHEAD.id),
           build=build, leads=True)

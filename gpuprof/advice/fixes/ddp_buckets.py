@@ -3,10 +3,11 @@ started as soon as its gradients are ready, so more communication overlaps the b
 gain depends on the network and the model's layer sizes: not estimated."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.bottleneck != "comm":
+    if s.bottleneck != bottlenecks.COMM.id:
         return None
     return {"estimated_speedup": None, "where": None,
             "detail": "DistributedDataParallel(model, bucket_cap_mb=100, gradient_as_bucket_view=True) "
@@ -18,4 +19,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="ddp-buckets", title="Fewer, larger gradient buckets in DDP (bucket_cap_mb)", effort=1,
-          addresses=("comm",), build=build)
+          addresses=(bottlenecks.COMM.id,), build=build)

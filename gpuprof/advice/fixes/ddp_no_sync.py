@@ -4,12 +4,13 @@ per step, k-1 of every k all-reduces go. The batch per update grows k-fold, so i
 fixes that keep training the same."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.analysis import bottlenecks
 
 ACCUMULATE = 4      # micro-batches per optimizer step
 
 
 def build(ev, s):
-    if s.bottleneck != "comm" or not s.share:
+    if s.bottleneck != bottlenecks.COMM.id or not s.share:
         return None
     share = s.share
     k = ACCUMULATE
@@ -27,4 +28,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="ddp-no-sync", title="Accumulate gradients over several micro-batches with DDP's no_sync()", effort=2,
-          addresses=("comm",), build=build, changes_training=True)
+          addresses=(bottlenecks.COMM.id,), build=build, changes_training=True)

@@ -5,10 +5,11 @@ vectorised on a CPU, 2x for a DataLoader's per-sample transforms batched on a CP
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where as loader_where
 from gpuprof.analysis.evidence import HANDWRITTEN
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind != "input.cpu":
+    if s.input_kind != bottlenecks.INPUT_CPU.id:
         return None
     handwritten = ev.wait_source in HANDWRITTEN
     k = 10.0 if ev.gpu else (5.0 if handwritten else 2.0)
@@ -41,4 +42,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="device-preprocessing", title="Do the preprocessing as batched tensor ops on the training device",
-          effort=3, addresses=("input.cpu",), build=build)
+          effort=3, addresses=(bottlenecks.INPUT_CPU.id,), build=build)

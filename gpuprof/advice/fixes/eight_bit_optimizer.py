@@ -2,7 +2,7 @@
 32-bit bytes; offered when the run measured optimizer state."""
 
 from gpuprof.advice.fix import MemoryFix
-from gpuprof.advice.memory_facts import mib
+from gpuprof.analysis.sizes import mib
 
 
 def build(facts):

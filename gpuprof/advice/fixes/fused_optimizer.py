@@ -8,6 +8,7 @@ and a prior below that bound ranks it until `gpuprof try --fix fused-optimizer` 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.model import cheaper_share
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+from gpuprof.analysis import bottlenecks
 
 PRIOR = 1.1
 
@@ -43,4 +44,5 @@ def keep(settings, loader, framework=None):
 
 
 FIX = Fix(id="fused-optimizer", title="Use the optimizer's fused or multi-tensor step", effort=1,
-          addresses=("compute",), build=build, try_keys=("optimizer_foreach", "optimizer_fused"), keep=keep)
+          addresses=(bottlenecks.COMPUTE.id,), build=build, try_keys=("optimizer_foreach", "optimizer_fused"),
+          keep=keep)

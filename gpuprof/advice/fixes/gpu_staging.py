@@ -6,14 +6,15 @@ from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_producer, cheaper_share
 from gpuprof.advice.situation import INPUT
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind is None and s.bottleneck != "transfer.h2d":
+    if s.input_kind is None and s.bottleneck != bottlenecks.TRANSFER_H2D.id:
         return None
     if ev.gpu_mem_free_share is not None and ev.gpu_mem_free_share < 0.3:
         return None
-    if s.bottleneck == "transfer.h2d":
+    if s.bottleneck == bottlenecks.TRANSFER_H2D.id:
         gain = cheaper_share(ev.copy_share or 0.0, 0.9)
     else:
         gain = cheaper_producer(ev, 10.0)
@@ -28,4 +29,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="gpu-staging", title="Stage large chunks of the data on the GPU and slice batches there", effort=3,
-          addresses=INPUT + ("transfer.h2d",), build=build, needs_gpu=True)
+          addresses=INPUT + (bottlenecks.TRANSFER_H2D.id,), build=build, needs_gpu=True)

@@ -2,7 +2,7 @@
 keeping zero-filled tensors through the next forward."""
 
 from gpuprof.advice.fix import MemoryFix
-from gpuprof.advice.memory_facts import mib
+from gpuprof.analysis.sizes import mib
 
 
 def build(facts):

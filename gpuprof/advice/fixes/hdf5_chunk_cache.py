@@ -11,10 +11,11 @@ import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import next_prime
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind not in ("input.cpu", "input.disk"):
+    if s.input_kind not in (bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id):
         return None
     bad = [d for d in ev.hdf5 if (d.get("read_amplification") or 0) >= 2 and d.get("chunk_bytes")]
     if not bad:
@@ -101,5 +102,5 @@ def keep(settings, loader, framework=None) -> str:
 
 
 FIX = Fix(id="hdf5-chunk-cache", title="Size the HDF5 chunk cache (and chunk shape) for how the data is read",
-          effort=1, addresses=("input.cpu", "input.disk"), build=build,
+          effort=1, addresses=(bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id), build=build,
           try_keys=("hdf5_cache_bytes", "hdf5_cache_slots", "hdf5_keep_handles"), keep=keep)

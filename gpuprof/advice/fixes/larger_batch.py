@@ -5,15 +5,16 @@ after the fixes that keep training the same."""
 from gpuprof.advice.fix import Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.bottleneck not in ("compute", "host.overhead"):
+    if s.bottleneck not in (bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id):
         return None
     if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < 0.4:
         return None
     share = s.share or 0.0
-    gain = cheaper_share(share, 0.5) if s.bottleneck == "host.overhead" else 1.1
+    gain = cheaper_share(share, 0.5) if s.bottleneck == bottlenecks.HOST_OVERHEAD.id else 1.1
     batch = (ev.loader or {}).get("batch_size")
     target = batch * 2 if batch else None
     fits = ""
@@ -30,4 +31,5 @@ def build(ev, s):
 
 
 FIX = Fix(id="larger-batch", title="Use a larger batch (the GPU has memory to spare)", effort=1,
-          addresses=("compute", "host.overhead"), build=build, changes_training=True, needs_gpu=True)
+          addresses=(bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id), build=build, changes_training=True,
+          needs_gpu=True)

@@ -5,10 +5,11 @@ as far as the cores allow (bounded by the CPU the steps use)."""
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.analysis.evidence import HANDWRITTEN
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
-    if s.input_kind != "input.cpu" or ev.wait_source not in HANDWRITTEN:
+    if s.input_kind != bottlenecks.INPUT_CPU.id or ev.wait_source not in HANDWRITTEN:
         return None
     workers = max(2, min(ev.cpu_count, 4))
     k = min(workers, max(ev.cpu_count - 1, 1))
@@ -35,4 +36,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="loader-workers", title="Make the batches in DataLoader workers instead of the training loop", effort=2,
-          addresses=("input.cpu",), build=build)
+          addresses=(bottlenecks.INPUT_CPU.id,), build=build)

@@ -7,13 +7,14 @@ until `gpuprof try --fix mixed-precision` measures it (try runs the model's forw
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.advice.model_terms import compute_model, fast_low_precision, mostly_float32, not_estimated, on_gpu, where
+from gpuprof.analysis import bottlenecks
 
 PRIOR_GPU = 1.5      # tensor cores and half the memory traffic
 PRIOR_CPU = 1.3      # bf16 instructions (measured 1.48x on a 3-layer MLP, less where matmuls are a smaller part)
 
 
 def build(ev, s):
-    if s.bottleneck != "compute":
+    if s.bottleneck != bottlenecks.COMPUTE.id:
         return None
     model = compute_model(ev, s)
     if model is None:
@@ -53,6 +54,7 @@ def keep(settings, loader, framework=None):
     return "run the forward and the loss under torch.autocast as the fix's snippet shows"
 
 
-FIX = Fix(id="mixed-precision", title="Train in mixed precision (autocast)", effort=1, addresses=("compute",),
+FIX = Fix(id="mixed-precision", title="Train in mixed precision (autocast)", effort=1,
+          addresses=(bottlenecks.COMPUTE.id,),
           build=build, try_keys=("autocast",), keep=keep,
           variant_caution=lambda change: "the forward runs in lower precision: losses differ in their last digits")

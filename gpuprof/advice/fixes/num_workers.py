@@ -12,6 +12,7 @@ from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.advice.situation import INPUT
+from gpuprof.analysis import bottlenecks
 
 CPU_ONLY_WORKER_EFFICIENCY = 0.6
 DISK_PARALLELISM = 2.0           # reads in parallel assumed to go at most this much faster (a disk's queue depth is unknown)
@@ -54,7 +55,7 @@ def build(ev, s):
     w = ev.wait_share
     need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
     producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
-    if kind == "input.cpu":
+    if kind == bottlenecks.INPUT_CPU.id:
         # At most one worker per core the job may use (one, under a one-core affinity or quota).
         suggested = max(n + 1, min(ev.cpu_count, max(2, math.ceil(need) + 1)))
         if ev.inline_producer:
@@ -73,7 +74,7 @@ def build(ev, s):
             available = producer_cores + ev.cores_free
         headroom = available / producer_cores if producer_cores > 0.05 else suggested
         limit = f"{available:.1f} of {ev.cpu_count} cores free for producers"
-    elif kind == "input.disk":
+    elif kind == bottlenecks.INPUT_DISK.id:
         suggested = min(max(4, 2 * n), 16)
         limit = "parallel reads keep the disk's queue full"
     else:
@@ -87,11 +88,11 @@ def build(ev, s):
     if suggested <= n:
         return None         # never propose a change from X to X
     k = suggested / max(n, 1)
-    if kind == "input.cpu":
+    if kind == bottlenecks.INPUT_CPU.id:
         k = min(k, headroom)
-    elif kind == "input.disk":
+    elif kind == bottlenecks.INPUT_DISK.id:
         k = min(k, DISK_PARALLELISM)
-    if not ev.gpu and kind != "input.latency":
+    if not ev.gpu and kind != bottlenecks.INPUT_LATENCY.id:
         k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
     ship = shipping_share(ev) if n == 0 else 0.0      # batches made inline today cross no process boundary
     gain = more_capacity(ev, k, extra=ship)
@@ -110,7 +111,8 @@ def build(ev, s):
     change = {"num_workers": suggested, "persistent_workers": True}
     snippet = loader_snippet(ev, change)
     detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
-    threads = threads_beside_workers(ev, suggested) if kind != "input.latency" else None  # waiting workers need no core
+    # Waiting workers need no core.
+    threads = threads_beside_workers(ev, suggested) if kind != bottlenecks.INPUT_LATENCY.id else None
     oversubscribed = ""
     if threads is not None:
         change["torch_threads"] = threads

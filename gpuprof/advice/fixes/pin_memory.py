@@ -4,6 +4,7 @@ most bytes copied came from pageable memory, and saves an assumed 60% of the cop
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.analysis import bottlenecks
 
 
 def pageable_share(ev) -> float:
@@ -28,5 +29,6 @@ def build(ev, s):
                    f"memory; copies take {pct(ev.copy_share)} of the time"}
 
 
-FIX = Fix(id="pin-memory", title="Pin host memory and copy asynchronously", effort=1, addresses=("transfer.h2d",),
+FIX = Fix(id="pin-memory", title="Pin host memory and copy asynchronously", effort=1,
+          addresses=(bottlenecks.TRANSFER_H2D.id,),
           build=build, try_keys=("pin_memory",), keep=keep_loader_line)

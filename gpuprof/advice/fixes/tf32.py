@@ -4,6 +4,7 @@ and the matmul precision is 'highest'. A prior, measured by `gpuprof try --fix t
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.model_terms import AMPERE, capability, compute_model, mostly_float32, not_estimated, on_gpu
+from gpuprof.analysis import bottlenecks
 
 PRIOR = 1.3
 
@@ -35,6 +36,7 @@ def keep(settings, loader, framework=None):
     return "torch.set_float32_matmul_precision('high') at start-up"
 
 
-FIX = Fix(id="tf32", title="Allow TF32 matmuls on tensor cores", effort=1, addresses=("compute",), build=build,
+FIX = Fix(id="tf32", title="Allow TF32 matmuls on tensor cores", effort=1,
+          addresses=(bottlenecks.COMPUTE.id,), build=build,
           needs_gpu=True, try_keys=("allow_tf32",), keep=keep,
           variant_caution=lambda change: "float32 matmuls round their inputs to 10 mantissa bits")

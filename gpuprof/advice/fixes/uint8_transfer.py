@@ -4,6 +4,7 @@ are converted on the device; saves an assumed 75% of the copy time."""
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.analysis import bottlenecks
 
 
 def build(ev, s):
@@ -22,4 +23,4 @@ def build(ev, s):
 
 
 FIX = Fix(id="uint8-transfer", title="Ship uint8 to the device and normalise there", effort=2,
-          addresses=("transfer.h2d", "input.cpu"), build=build)
+          addresses=(bottlenecks.TRANSFER_H2D.id, bottlenecks.INPUT_CPU.id), build=build)

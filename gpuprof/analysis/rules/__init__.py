@@ -1,4 +1,4 @@
-"""One rule module per bottleneck id. Each `evaluate(ev)` returns a Finding or None."""
+"""What the bottleneck rules (gpuprof.analysis.bottlenecks) share: a Finding, and how sure a share is."""
 
 from dataclasses import dataclass, field
 

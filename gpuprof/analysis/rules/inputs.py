@@ -84,3 +84,11 @@ def who(ev, state: str) -> str:
     if not workers:
         return f"the DataLoader at {where}, whose single process is {state}"
     return f"the DataLoader at {where}, whose {workers} worker{'s are' if workers != 1 else ' is'} {state}"
+
+
+def waits_on(label: str, finding) -> str:
+    """An input verdict's words: the share of each step that waits, and on whom; a contended input
+    costs CPU rather than a wait, and says so."""
+    if finding.evidence.get("contended"):
+        return f"Input-bound (contended): {finding.reason}."
+    return f"{label}: {finding.share:.0%} of each step waits on {finding.reason}."

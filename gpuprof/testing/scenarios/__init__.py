@@ -8,6 +8,7 @@ gpuprof must find. `gpuprof doctor --simulated` runs every scenario on the simul
 import os
 from dataclasses import dataclass, field
 
+from gpuprof.analysis.bottlenecks import COMPUTE, HOST_OVERHEAD, INPUT_CPU, TRANSFER_H2D
 from gpuprof.testing.simgpu.machine import Machine
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -80,22 +81,22 @@ def _scenarios() -> list:
     from gpuprof.testing.simgpu.machine import Gpu, MigInstance
     torchrun = ("{python}", "-m", "torch.distributed.run", "--nproc-per-node", "2")
     return [
-        Scenario("compute-pageable", "compute_pageable.py", Expect("compute", gpu=0), real=True,
+        Scenario("compute-pageable", "compute_pageable.py", Expect(COMPUTE.id, gpu=0), real=True,
                  what="a compute-bound job whose plain .to('cuda') copies wait for the previous step's kernels"),
-        Scenario("copy-bound", "copy_bound.py", Expect("transfer.h2d", fixes=("pin-memory", "uint8-transfer"), gpu=0),
+        Scenario("copy-bound", "copy_bound.py", Expect(TRANSFER_H2D.id, fixes=("pin-memory", "uint8-transfer"), gpu=0),
                  real=True, what="large pageable float32 batches of uint8 values into a tiny model"),
-        Scenario("starved", "starved.py", Expect("input.cpu", fixes=("num-workers",), gpu=0), real=True,
+        Scenario("starved", "starved.py", Expect(INPUT_CPU.id, fixes=("num-workers",), gpu=0), real=True,
                  what="per-sample CPU work in the training process feeding a small GPU model"),
-        Scenario("launch-bound", "launch_bound.py", Expect("host.overhead", gpu=0), real=True,
+        Scenario("launch-bound", "launch_bound.py", Expect(HOST_OVERHEAD.id, gpu=0), real=True,
                  what="well over a thousand tiny kernels and an .item() sync per step"),
-        Scenario("container-8-gpus-by-uuid", "compute_pageable.py", Expect("compute", gpu=5),
+        Scenario("container-8-gpus-by-uuid", "compute_pageable.py", Expect(COMPUTE.id, gpu=5),
                  machine=Machine(gpus=_gpus(8), pid_mode="none"), env={"CUDA_VISIBLE_DEVICES": "{uuid:5}"},
                  what="8 GPUs in a container whose NVML lists no process; the job on GPU 5 named by UUID"),
-        Scenario("host-pids-mps", "compute_pageable.py", Expect("compute", gpu=1),
+        Scenario("host-pids-mps", "compute_pageable.py", Expect(COMPUTE.id, gpu=1),
                  machine=Machine(gpus=_gpus(2), pid_mode="host", mps=True, used_memory_known=False),
                  env={"CUDA_VISIBLE_DEVICES": "1"},
                  what="NVML lists host PIDs (an MPS server), usedGpuMemory unknown; the job on GPU 1"),
-        Scenario("fastest-first", "compute_pageable.py", Expect("compute", gpu=2),
+        Scenario("fastest-first", "compute_pageable.py", Expect(COMPUTE.id, gpu=2),
                  machine=Machine(gpus=_gpus(2, name="NVIDIA A100-SXM4-80GB", sm_count=108, compute_capability=(8, 0),
                                             tflops={"float32": 19.5, "tf32": 156.0, "bfloat16": 312.0, "float16": 312.0})
                                  + _gpus(1) + _gpus(1, name="NVIDIA A100-SXM4-80GB", sm_count=108,
@@ -104,11 +105,11 @@ def _scenarios() -> list:
                                                             "float16": 312.0})),
                  args=("--steps", "30"),
                  what="CUDA numbers the fastest GPU first: cuda:0 is NVML's GPU 2"),
-        Scenario("mig-slice", "compute_pageable.py", Expect("compute", sm_activity=True, uuid="{mig:0:1}"),
+        Scenario("mig-slice", "compute_pageable.py", Expect(COMPUTE.id, sm_activity=True, uuid="{mig:0:1}"),
                  machine=Machine(gpus=[Gpu(mig=[MigInstance(), MigInstance()])]),
                  env={"CUDA_VISIBLE_DEVICES": "{mig:0:1}"}, args=("--steps", "15", "--batch", "2048"),
                  what="a MIG slice: utilisation is not supported there, SM activity comes from GPM"),
-        Scenario("one-gpu-lost", "compute_pageable.py", Expect("compute", gpu=0, sampled_gpus=(0,)),
+        Scenario("one-gpu-lost", "compute_pageable.py", Expect(COMPUTE.id, gpu=0, sampled_gpus=(0,)),
                  machine=Machine(gpus=[Gpu(), Gpu(fail_after_reads=3)]),
                  what="the other GPU stops answering NVML early in the run; GPU 0 is still sampled"),
         Scenario("power-cap-idle-gaps", "paused_compute.py", Expect(no_note="check cooling"),
@@ -117,7 +118,7 @@ def _scenarios() -> list:
         Scenario("thermal-throttle", "paused_compute.py", Expect(note="check cooling"),
                  machine=Machine(gpus=[Gpu(busy_sm_clock_mhz=1300, busy_clock_reasons=0x40)]),
                  what="a GPU that runs busy at two thirds of its top clock under thermal slowdown: the note"),
-        Scenario("two-ranks-two-gpus", "two_ranks.py", Expect("compute", gpus_per_rank={0: 0, 1: 1}),
+        Scenario("two-ranks-two-gpus", "two_ranks.py", Expect(COMPUTE.id, gpus_per_rank={0: 0, 1: 1}),
                  machine=Machine(gpus=_gpus(2)), launcher=torchrun,
                  what="torchrun with two ranks, each on its own GPU"),
     ]

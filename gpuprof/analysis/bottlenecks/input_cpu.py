@@ -1,4 +1,6 @@
-"""input.cpu, contended: the loop hardly waits for data, yet the input is the limit. On a machine
+"""input.cpu: waiting for data that the CPU is still preparing.
+
+Contended: the loop hardly waits for data, yet the input is the limit. On a machine
 where worker processes and the training itself share the CPU (every CPU-only machine, and GPU hosts
 whose cores are all busy), making batches takes cores the training needs: the workers keep up only
 by slowing compute, and the cost shows as CPU, not as a wait.
@@ -11,9 +13,12 @@ cost is the larger of the two: the producers' share of the CPU, or the loop's wa
 of the rest that compute spent waiting for a core; with the input free the speed-up is
 1 / (1 - share)."""
 
-from gpuprof.analysis.evidence import INPUT_BOUND
+from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence
+from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+
+ID = "input.cpu"
 
 QUEUED = 0.2            # workers waiting for a core at least this share of their producing time
 INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job's CPU
@@ -32,7 +37,7 @@ def input_cpu_share(ev):
     return clamp(ev.producer_cores / ev.cores_busy)
 
 
-def evaluate(ev):
+def evaluate_contended(ev):
     loader = ev.loader or {}
     if not loader.get("num_workers") or ev.wait_source != "dataloader" or ev.wait_share is None:
         return None
@@ -71,4 +76,24 @@ def evaluate(ev):
         reason = (f"while the DataLoader at {where} makes batches ({they}), the training's own threads wait for a "
                   f"core {training:.0%} of the time they want one: compute slows although the loop waits for data "
                   f"only {ev.wait_share:.0%} of each step, so the input costs about {cost:.0%} of each step")
-    return Finding("input.cpu", cost, confidence, evidence, reason)
+    return Finding(ID, cost, confidence, evidence, reason)
+
+
+def evaluate(ev):
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "cpu":
+        return None
+    ratio = ev.producer_cpu_ratio
+    clarity = clamp((ratio - 0.35) / 0.5)
+    confidence = step_confidence(ev) * (0.55 + 0.45 * clarity)
+    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
+    state = "CPU-bound" if not ev.contended else "CPU-bound with every core in use"
+    return Finding(ID, ev.wait_share, confidence, input_evidence(ev), who(ev, state))
+
+
+def wins(finding) -> bool:
+    """A visible wait from INPUT_BOUND; a contended input's cost from CONTENDED_BOUND."""
+    return finding.share >= INPUT_BOUND or bool(finding.evidence.get("contended") and finding.share >= CONTENDED_BOUND)
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Input-bound", tier=BY_SHARE, rules=(evaluate, evaluate_contended),
+                        wins=wins, words=waits_on)

@@ -3,8 +3,11 @@
 The GPU figure is NVML's utilisation of the job's GPUs over the measured steps: the share of time no
 kernel ran at all is time the host did not keep the device fed."""
 
+from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+
+ID = "host.overhead"
 
 
 def evaluate(ev):
@@ -14,8 +17,11 @@ def evaluate(ev):
         return None
     share = clamp(1.0 - ev.gpu_util - (ev.wait_share or 0.0))
     confidence = step_confidence(ev) * (0.5 + 0.4 * clamp((0.5 - ev.gpu_util) / 0.4))
-    return Finding("host.overhead", share, confidence, {
+    return Finding(ID, share, confidence, {
         "gpu_util": rounded(ev.gpu_util), "data_wait_share": rounded(ev.wait_share),
         "copy_share": rounded(ev.copy_share), "cores_busy": rounded(ev.cores_busy),
     }, f"a kernel was running on the GPU only {ev.gpu_util:.0%} of the time while data is ready: the host "
        "(Python, kernel launches, synchronisation) sets the pace")
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Host-bound", tier=FALLBACK, rules=(evaluate,))

@@ -1,9 +1,12 @@
 """input.latency: waiting for data while neither the CPU nor the disk is busy producing it
 (a remote store, sleeps, locks)."""
 
-from gpuprof.analysis.evidence import INPUT_NOTABLE
+from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, who
+from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+
+ID = "input.latency"
 
 
 def evaluate(ev):
@@ -11,6 +14,10 @@ def evaluate(ev):
         return None
     confidence = step_confidence(ev) * (0.55 + 0.4 * clamp((0.35 - ev.producer_cpu_ratio) / 0.3))
     confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
-    return Finding("input.latency", ev.wait_share, confidence, input_evidence(ev),
+    return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"idle while producing ({ev.producer_cpu_ratio:.0%} CPU, little disk): "
                           "waiting on something slow (a remote store, a lock, a sleep)"))
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Input-bound (latency)", tier=BY_SHARE, rules=(evaluate,),
+                        wins=lambda finding: finding.share >= INPUT_BOUND, words=waits_on)

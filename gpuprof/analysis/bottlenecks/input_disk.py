@@ -1,8 +1,11 @@
 """input.disk: waiting for data that is being read from storage."""
 
-from gpuprof.analysis.evidence import INPUT_NOTABLE
+from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, who
+from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+
+ID = "input.disk"
 
 
 def evaluate(ev):
@@ -13,5 +16,9 @@ def evaluate(ev):
     confidence = step_confidence(ev) * (0.9 if corroborated else 0.75) * (0.7 + 0.3 * clamp(1 - user / 0.4))
     confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
     rate = (ev.producer_disk_rate or 0) / 1e6
-    return Finding("input.disk", ev.wait_share, confidence, input_evidence(ev),
+    return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"waiting on disk reads ({rate:.0f} MB/s while producing)"))
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Input-bound (disk)", tier=BY_SHARE, rules=(evaluate,),
+                        wins=lambda finding: finding.share >= INPUT_BOUND, words=waits_on)

@@ -3,8 +3,11 @@
 The share is the copies' device time (CUDA events); the host's wait for earlier kernels inside a
 blocking copy is the device's time, not the copy's, and never counts here."""
 
+from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import TRANSFER_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+
+ID = "transfer.h2d"
 
 
 def evaluate(ev):
@@ -29,5 +32,8 @@ def evaluate(ev):
     }
     if "estimated" in copies:
         evidence.update(estimated_copies=estimated, device_wait_share=copies.get("device_wait_share"))
-    return Finding("transfer.h2d", ev.copy_share, confidence, evidence,
+    return Finding(ID, ev.copy_share, confidence, evidence,
                    f"host-to-device copies take {ev.copy_share:.0%} of the time ({detail})")
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Transfer-bound", tier=BY_SHARE, rules=(evaluate,), wins=lambda finding: finding.share >= TRANSFER_NOTABLE)

@@ -3,8 +3,11 @@
 On a GPU the figure is NVML's utilisation over the measured steps: the share of time at least one
 kernel ran, not how many SMs it kept busy (GPM's SM activity says that, where the GPU has it)."""
 
+from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+
+ID = "compute"
 
 
 def evaluate(ev):
@@ -25,7 +28,7 @@ def evaluate(ev):
                 "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share)}
     if ev.gpu_sm_active is not None:
         evidence["gpu_sm_active"] = rounded(ev.gpu_sm_active)
-    return Finding("compute", share, confidence, evidence, f"data is ready in time and {device}")
+    return Finding(ID, share, confidence, evidence, f"data is ready in time and {device}")
 
 
 def _sm_activity(ev) -> str:
@@ -45,3 +48,18 @@ def _who_keeps(ev) -> str:
         return (f"the job (the training process and {workers} DataLoader worker{'s' if workers != 1 else ''}) keeps "
                 f"{ev.cores_busy or 0:.1f} of {ev.cpu_count} cores busy")
     return f"the training process keeps {ev.cores_busy or 0:.1f} of {ev.cpu_count} cores busy"
+
+
+def words(label: str, finding) -> str:
+    """The compute verdict names how rarely the steps waited for data: the reason it is compute."""
+    wait = finding.evidence.get("data_wait_share")
+    if wait is None:
+        tail = ""
+    elif wait < 0.005:
+        tail = "; steps almost never wait for data (under 1% of step time)"
+    else:
+        tail = f"; only {wait:.0%} of each step waits for data"
+    return f"{label}: {finding.reason}{tail}."
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Compute-bound", tier=FALLBACK, rules=(evaluate,), words=words)
