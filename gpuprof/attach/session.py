@@ -7,20 +7,18 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
-import gpuprof
 from gpuprof.attach import pyspy, threads
 from gpuprof.attach.target import process_name, tree
 from gpuprof.launch.rundir import create_run_dir
 from gpuprof.launch.samplers import JobSamplers
-from gpuprof.launch.session import load_nvml, platform_name
+from gpuprof.launch.session import load_nvml
 from gpuprof.launch.supervisor import step_aside
 from gpuprof.record.atomic import write_json_atomic
-from gpuprof.record.hosts import host_name
 from gpuprof.record.redact import redact_argv
-from gpuprof.record.schema import RUN_FILE, RUN_FORMAT, STACKS_FILE, STACKS_FORMAT
+from gpuprof.record.run_header import RunHeader, SamplingSettings
+from gpuprof.record.schema import RUN_FILE, STACKS_FILE, STACKS_FORMAT
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 THREADS_EVERY_S = 1.0   # how often the threads' CPU figures are read while py-spy samples
@@ -179,32 +177,14 @@ class AttachSession:
 
     def _save_meta(self, wall_start, started, ended, stacks) -> None:
         target = next((a for a in self.command if a.endswith(".py")), self.command[0] if self.command else "?")
-        write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {
-            "format": RUN_FORMAT,
-            "status": "finished",
-            "gpuprof_version": gpuprof.__version__,
-            "command": redact_argv(self.command),
-            "kind": "attach",
-            "target": redact_argv([target])[0],
-            "host": host_name(),
-            "python": sys.version.split()[0],
-            "platform": platform_name(),
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
-            "start_monotonic": started,
-            "end_monotonic": ended,
-            "duration_s": ended - started,
-            "pid": self.pid,
-            "returncode": None,
-            "exit_code": None,
-            "signal": None,
-            "interrupted": False,
-            "signals": [],
-            "attach": {"pid": self.pid, "stopped_by": self.stopped_by, "duration_asked_s": self.options.duration_s,
-                       "rate_hz": self.options.rate_hz, "sampler_error": self.pyspy_error},
-            "record_notes": [],
-            "settings": {"interval_s": self.options.interval, "probes": False, "gpu": self.options.gpu,
-                         "max_steps": None, "warmup_steps": 0},
-        })
+        write_json_atomic(os.path.join(self.run_dir, RUN_FILE), RunHeader(
+            command=redact_argv(self.command), kind="attach", target=redact_argv([target])[0],
+            wall_start=wall_start, start_monotonic=started, end_monotonic=ended, pid=self.pid,
+            extras={"attach": {"pid": self.pid, "stopped_by": self.stopped_by,
+                               "duration_asked_s": self.options.duration_s, "rate_hz": self.options.rate_hz,
+                               "sampler_error": self.pyspy_error}},
+            settings=SamplingSettings(interval_s=self.options.interval, probes=False, gpu=self.options.gpu),
+        ).to_json())
 
 
 def _signal(process, sig) -> None:

@@ -7,6 +7,7 @@ spoiled, and whether the page cache warmed. Pure: works on plain dictionaries.""
 import statistics
 
 from gpuprof.advice import fixes
+from gpuprof.advice.keeping import keep_line
 from gpuprof.analysis import noise
 from gpuprof.experiments import rounds as round_rules
 from gpuprof.record import changes
@@ -54,8 +55,9 @@ def summarise(experiment) -> dict:
         found = round_rules.disturbed_runs(runs, variant.label)
         disturbed += found
         left_out |= {(d["round"], index) for d in found}
+    loader, framework = experiment.loader, _framework(baseline_report)
     rows = [_baseline_row(baselines)] + [
-        _variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out)
+        _variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out, (loader, framework))
         for index, (variant, runs) in enumerate(zip(experiment.variants, runs_of))]
     best, passed_over = _best(rows)
     s = experiment.settings
@@ -65,7 +67,7 @@ def summarise(experiment) -> dict:
         "folder": experiment.folder,
         "settings": {"steps": s.steps, "warmup_steps": s.warmup_steps, "rounds": len(baselines),
                      "min_rounds": s.rounds, "max_rounds": s.max_rounds,
-                     "loader": experiment.loader, "loader_framework": _framework(baseline_report)},
+                     "loader": loader, "loader_framework": framework},
         "baseline": {"verdict": (baseline_report.get("verdict") or {}).get("bottleneck"),
                      "summary": (baseline_report.get("verdict") or {}).get("summary"),
                      "data_wait_share": (baseline_report.get("steps") or {}).get("data_wait_share")},
@@ -114,7 +116,9 @@ def _baseline_row(baselines: dict) -> dict:
 
 
 def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baseline_report: dict,
-                 left_out: set = frozenset()) -> dict:
+                 left_out: set = frozenset(), keeping: tuple = (None, None)) -> dict:
+    """One variant's row. `keeping` is (the loader's line, the framework that built it): the
+    row stores how to keep its change in the words of the fixes it was measured with."""
     steps = [s for s in (_step(r["report"]) for r in runs if not r["failed"]) if s]
     ratios = [ratio for _, ratio in round_rules.paired_ratios(runs, baselines, left_out)]
     centre, low, high = noise.interval(ratios)
@@ -130,6 +134,7 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "interval_low": low, "interval_high": high, "paired_rounds": len(ratios),
         "conclusion": "failed" if broke else ("not applied" if error else noise.conclusion(low, high)) if ratios else None,
         "changes_training": _changes_training(variant),
+        "keep": keep_line(variant.get("settings") or {}, variant.get("fix"), *keeping),
         "estimate": estimate_for(variant, baseline_report),
         "verdicts": [_verdict(r["report"]) for r in runs],
         "failed": [r["exit_code"] for r in runs if r["failed"]],

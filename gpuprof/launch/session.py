@@ -6,14 +6,13 @@ import resource
 import sys
 import time
 
-import gpuprof
 from gpuprof.launch.environment import child_environment
 from gpuprof.launch.rundir import create_run_dir, spans_nodes
 from gpuprof.launch.supervisor import Supervisor
 from gpuprof.record.atomic import write_json_atomic
-from gpuprof.record.hosts import host_name
 from gpuprof.record.redact import redact_argv
-from gpuprof.record.schema import EVENTS_DIR, RUN_FILE, RUN_FORMAT
+from gpuprof.record.run_header import RunEnd, RunHeader, SamplingSettings
+from gpuprof.record.schema import EVENTS_DIR, RUN_FILE
 
 
 def load_nvml():
@@ -143,44 +142,32 @@ class RunSession:
         else:
             from gpuprof.launch.samplers import JobSamplers
             JobSamplers(self.options.interval, False, None, self.clock).save(self.run_dir)
-        write_json_atomic(os.path.join(self.run_dir, RUN_FILE), {
-            "format": RUN_FORMAT,
-            "status": "finished",
-            "gpuprof_version": gpuprof.__version__,
-            "command": redact_argv(self.command.argv),
-            "kind": self.command.kind,
-            "target": self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
-            "host": host_name(),
-            "python": sys.version.split()[0],
-            **_interpreter_of(self.command),
-            "platform": platform_name(),
-            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
-            "start_monotonic": outcome.started,
-            "end_monotonic": outcome.ended,
-            "duration_s": outcome.ended - outcome.started,
-            "pid": outcome.pid,
-            "returncode": outcome.returncode,
-            "exit_code": outcome.exit_status,
-            "signal": _signal_name(outcome.died_of),
-            "interrupted": outcome.interrupted,
-            "signals": outcome.signals,
-            "supervisor_cpu_s": self._own_cpu_s,
-            "record_notes": notes,
-            "settings": {"interval_s": self.options.interval, "probes": self.options.probes,
-                         "gpu": self.options.gpu, "max_steps": self.options.max_steps,
-                         "warmup_steps": self.options.warmup_steps},
-        })
+        write_json_atomic(os.path.join(self.run_dir, RUN_FILE), RunHeader(
+            command=redact_argv(self.command.argv),
+            kind=self.command.kind,
+            target=self.command.target if self.command.kind != "command" else redact_argv([self.command.target])[0],
+            interpreter=_interpreter_of(self.command),
+            wall_start=wall_start, start_monotonic=outcome.started, end_monotonic=outcome.ended,
+            pid=outcome.pid,
+            end=RunEnd(returncode=outcome.returncode, exit_code=outcome.exit_status,
+                       signal=_signal_name(outcome.died_of), interrupted=outcome.interrupted,
+                       signals=outcome.signals),
+            extras={"supervisor_cpu_s": self._own_cpu_s},
+            record_notes=notes,
+            settings=SamplingSettings(interval_s=self.options.interval, probes=self.options.probes,
+                                      gpu=self.options.gpu, max_steps=self.options.max_steps,
+                                      warmup_steps=self.options.warmup_steps),
+        ).to_json())
 
 
-def _interpreter_of(command) -> dict:
+def _interpreter_of(command):
     """For a SCRIPT or -m MODULE run: the interpreter that ran it and gpuprof's own, and whether
-    they see the same packages (the report says so when not)."""
+    they see the same packages (the report says so when not); None for other runs."""
     if command.kind not in ("script", "module"):
-        return {}
+        return None
     from gpuprof.launch.command import same_environment
     python = command.argv[0]
-    return {"interpreter": {"path": python, "gpuprof": sys.executable,
-                            "same_environment": same_environment(python, sys.executable)}}
+    return {"path": python, "gpuprof": sys.executable, "same_environment": same_environment(python, sys.executable)}
 
 
 def _own_cpu() -> float:
@@ -197,10 +184,3 @@ def _signal_name(number):
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-
-
-def platform_name() -> str:
-    """The OS, kernel and machine, as platform.platform() says it without the `uname -p`
-    subprocess it starts on Linux."""
-    u = os.uname()
-    return f"{u.sysname}-{u.release}-{u.machine}"

@@ -1,6 +1,6 @@
 """Start the user's command, pass signals on the way plain Python would see them, wait, report status.
 
-The rule (docs/how-it-works.md, "Signals"):
+The rule:
 
 - The child runs in a process group of its own, so a signal sent to gpuprof's group (`timeout`,
   `kill -- -PGID`, a shell's `kill %1`) reaches gpuprof only, and gpuprof forwards it once. A
@@ -37,8 +37,6 @@ NICE = 10
 _NOT_FORWARDED = {"SIGKILL", "SIGSTOP", "SIGCHLD", "SIGSEGV", "SIGBUS", "SIGFPE", "SIGILL", "SIGTRAP",
                   "SIGSYS", "SIGPIPE", "SIGXFSZ", "SIGCLD", "SIGIOT", "SIGPOLL"}
 _STOPS = (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU)
-_TERMINAL_GROUP_SIGNALS = {signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP, signal.SIGWINCH, signal.SIGHUP,
-                           signal.SIGCONT}
 #: Signals whose arrival marks the run as interrupted in the report.
 INTERRUPTS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
 

@@ -15,10 +15,9 @@ import time
 import gpuprof
 from gpuprof.launch.environment import child_environment
 from gpuprof.launch.rundir import create_run_dir
-from gpuprof.launch.session import platform_name
 from gpuprof.record.atomic import write_json_atomic
-from gpuprof.record.hosts import host_name
-from gpuprof.record.schema import BOOTSTRAP_ENV, EVENTS_DIR, RUN_FILE, RUN_FORMAT
+from gpuprof.record.run_header import RunEnd, RunHeader, SamplingSettings
+from gpuprof.record.schema import BOOTSTRAP_ENV, EVENTS_DIR, RUN_FILE
 
 SAMPLER_START_S = 30.0      # the helper sampler's start-up, at most
 SAMPLER_SAVE_S = 30.0       # its saving, at most
@@ -167,28 +166,11 @@ def _save_meta(run_dir: str, code: str, outcome: CellOutcome, wall_start: float,
     interrupted = isinstance(error, KeyboardInterrupt)
     status = 0 if error is None or (isinstance(error, SystemExit) and not error.code) else 1
     first_line = next((line.strip() for line in code.splitlines() if line.strip()), "")
-    write_json_atomic(os.path.join(run_dir, RUN_FILE), {
-        "format": RUN_FORMAT,
-        "status": "finished",
-        "gpuprof_version": gpuprof.__version__,
-        "command": ["%%gpuprof", first_line[:200]],
-        "kind": "notebook",
-        "target": "notebook cell",
-        "host": host_name(),
-        "python": sys.version.split()[0],
-        "platform": platform_name(),
-        "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(wall_start)),
-        "start_monotonic": outcome.started,
-        "end_monotonic": outcome.ended,
-        "duration_s": outcome.ended - outcome.started,
-        "pid": os.getpid(),
-        "returncode": status,
-        "exit_code": status,
-        "signal": None,
-        "interrupted": interrupted,
-        "signals": [],
-        "cell_error": None if error is None else f"{type(error).__name__}: {str(error)[:200]}",
-        "record_notes": [],
-        "settings": {"interval_s": options.interval, "probes": True, "gpu": options.gpu, "max_steps": options.steps,
-                     "warmup_steps": options.warmup_steps},
-    })
+    write_json_atomic(os.path.join(run_dir, RUN_FILE), RunHeader(
+        command=["%%gpuprof", first_line[:200]], kind="notebook", target="notebook cell",
+        wall_start=wall_start, start_monotonic=outcome.started, end_monotonic=outcome.ended, pid=os.getpid(),
+        end=RunEnd(returncode=status, exit_code=status, interrupted=interrupted),
+        extras={"cell_error": None if error is None else f"{type(error).__name__}: {str(error)[:200]}"},
+        settings=SamplingSettings(interval_s=options.interval, probes=True, gpu=options.gpu, max_steps=options.steps,
+                                  warmup_steps=options.warmup_steps),
+    ).to_json())

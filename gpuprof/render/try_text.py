@@ -1,10 +1,9 @@
 """The wording of a `gpuprof try` record that its terminal table and its Markdown share: the
 cells of a row, the line that keeps a measured change, and the lines below the table."""
 
-from gpuprof.advice import fixes
-from gpuprof.advice.loader_terms import keep_loader_line
+from gpuprof.advice.keeping import keep_line
 from gpuprof.analysis.noise import SAME
-from gpuprof.record.changes import KEYS, MODEL, OPTIMIZER, loader_settings
+from gpuprof.record.changes import KEYS, MODEL, OPTIMIZER
 
 
 def speedup_cell(row: dict) -> str:
@@ -39,16 +38,11 @@ def verdict_cell(row: dict) -> str:
 
 
 def change_line(row: dict, loader, framework=None) -> str:
-    """The line the user would change to keep this variant, and how: DataLoader settings at the
-    loader's line, else what the variant's fix declares; in the terms of the framework that built
-    the loader."""
-    settings = row.get("settings") or {}
-    if loader_settings(settings):
-        return keep_loader_line(settings, loader, framework)
-    fix = fixes.get(row.get("fix"))
-    if fix is not None and fix.keep is not None:
-        return fix.keep(settings, loader, framework)
-    return ""
+    """The line the user would change to keep this variant, as the record stored it when the try
+    ran; a record saved before rows stored it is worded by today's fixes."""
+    if "keep" in row:
+        return row["keep"] or ""
+    return keep_line(row.get("settings") or {}, row.get("fix"), loader, framework)
 
 
 def input_check_line(check: dict, ceiling_row: dict) -> str:

@@ -53,61 +53,17 @@ def build(ev, s):
         return None         # contended: more workers take more of the cores training needs
     n = ev.loader.get("num_workers") or 0
     w = ev.wait_share
-    need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
-    producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
-    if kind == bottlenecks.INPUT_CPU.id:
-        # At most one worker per core the job may use (one, under a one-core affinity or quota).
-        suggested = max(n + 1, min(ev.cpu_count, max(2, math.ceil(need) + 1)))
-        if ev.inline_producer:
-            # Workers free the training thread: they may use every core the compute phase leaves
-            # (at most all cores for 1 - w of the time) and other programs do not take. With a GPU
-            # the compute phase leaves the host a core at least; on a CPU-only machine the cores
-            # other programs (another rank among them) and the compute keep busy are not there.
-            # The training process's own CPU where its threads were read: in a job of several ranks
-            # the other ranks' CPU is no more this rank's than another program's.
-            own = ev.training_cores if ev.training_cores is not None else (ev.cores_busy or 0.0)
-            other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count - own, 0.0)
-            available = max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
-            if not ev.gpu and available < producer_cores:
-                return None     # workers would only take turns with the training on the cores left: no overlap
-        else:
-            available = producer_cores + ev.cores_free
-        headroom = available / producer_cores if producer_cores > 0.05 else suggested
-        limit = f"{available:.1f} of {ev.cpu_count} cores free for producers"
-    elif kind == bottlenecks.INPUT_DISK.id:
-        suggested = min(max(4, 2 * n), 16)
-        limit = "parallel reads keep the disk's queue full"
-    else:
-        cap = LATENCY_WORKERS_PER_CORE * ev.cpu_count
-        suggested = min(cap, max(4, 2 * n, math.ceil(need) + 1))
-        limit = (f"waiting workers need little CPU, but at most {LATENCY_WORKERS_PER_CORE} per core "
-                 f"({cap} here): beyond that, starting them and unpickling their batches eat the gain")
-    most, why_most = worker_limit(ev)
-    if most is not None and suggested > most:
-        suggested, limit = max(most, 1), f"{limit}; the machine holds at most {most} ({why_most})"
+    proposal = proposed_workers(ev, kind, n, w)
+    if proposal is None:
+        return None
+    suggested, limit, headroom = proposal
     if suggested <= n:
         return None         # never propose a change from X to X
-    k = suggested / max(n, 1)
-    if kind == bottlenecks.INPUT_CPU.id:
-        k = min(k, headroom)
-    elif kind == bottlenecks.INPUT_DISK.id:
-        k = min(k, DISK_PARALLELISM)
-    if not ev.gpu and kind != bottlenecks.INPUT_LATENCY.id:
-        k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
+    k = batch_rate_gain(ev, kind, n, suggested, headroom)
     ship = shipping_share(ev) if n == 0 else 0.0      # batches made inline today cross no process boundary
-    gain = more_capacity(ev, k, extra=ship)
-    budget = cpu_budget(ev, extra_work=2 * ship)      # readers spend CPU too (kernel time, copies): every kind is bounded
-    bounded = ""
-    if budget < gain:
-        gain = budget
-        bounded = (f"; bounded by the CPU: producers need {ev.producer_cores or 0:.1f} cores per step and compute "
-                   f"{1 - w:.0%} of a step on {'one core' if ev.gpu else 'every core'}, which {ev.cpu_count} cores "
-                   f"fit at most {budget:.2f}x faster")
+    gain, bounded = step_gain(ev, k, ship, w)
     if gain < MIN_GAIN:
         return None
-    shipped = (f"; each batch then crosses between processes (about {ship * ev.window_s / ev.measured_steps * 1e3:.1f} "
-               f"ms, {ship:.0%} of a step today, in the training process and as much in the workers)"
-               if ship >= 0.02 else "")
     change = {"num_workers": suggested, "persistent_workers": True}
     snippet = loader_snippet(ev, change)
     detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
@@ -128,9 +84,99 @@ def build(ev, s):
         "snippet": snippet,
         "why": f"{pct(w)} of each step waits for data; producers run at {pct(ev.producer_cpu_ratio or 0)} CPU; "
                f"{limit}; {suggested} worker{'s' if suggested != 1 else ''} make{'s' if suggested == 1 else ''} batches at most {k:.1f}x as fast as now, so a step is up to "
-               f"{math.floor(gain * 100) / 100:.2f}x faster{shipped}{bounded}{oversubscribed}",
+               f"{math.floor(gain * 100) / 100:.2f}x faster{shipped_words(ev, ship)}{bounded}{oversubscribed}",
         "change": change,
     }
+
+
+def proposed_workers(ev, kind: str, n: int, w: float):
+    """(how many workers to propose, what limits that number, how much faster the cores free for
+    producers let batches come (input.cpu only)), or None where workers could not overlap with the
+    training at all."""
+    need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
+    headroom = None
+    if kind == bottlenecks.INPUT_CPU.id:
+        proposal = cpu_bound_workers(ev, n, w, need)
+        if proposal is None:
+            return None
+        suggested, limit, headroom = proposal
+    elif kind == bottlenecks.INPUT_DISK.id:
+        suggested = min(max(4, 2 * n), 16)
+        limit = "parallel reads keep the disk's queue full"
+    else:
+        cap = LATENCY_WORKERS_PER_CORE * ev.cpu_count
+        suggested = min(cap, max(4, 2 * n, math.ceil(need) + 1))
+        limit = (f"waiting workers need little CPU, but at most {LATENCY_WORKERS_PER_CORE} per core "
+                 f"({cap} here): beyond that, starting them and unpickling their batches eat the gain")
+    most, why_most = worker_limit(ev)
+    if most is not None and suggested > most:
+        suggested, limit = max(most, 1), f"{limit}; the machine holds at most {most} ({why_most})"
+    return suggested, limit, headroom
+
+
+def cpu_bound_workers(ev, n: int, w: float, need: float):
+    """For producers the CPU limits: (workers, the cores they may use in words, how much faster
+    those cores make batches), or None on a CPU-only machine where they would only take turns
+    with the training."""
+    producer_cores = ev.producer_cores or (ev.producer_cpu_ratio or 1.0) * max(n, 1)
+    # At most one worker per core the job may use (one, under a one-core affinity or quota).
+    suggested = max(n + 1, min(ev.cpu_count, max(2, math.ceil(need) + 1)))
+    if ev.inline_producer:
+        available = cores_beside_training(ev, w)
+        if not ev.gpu and available < producer_cores:
+            return None     # workers would only take turns with the training on the cores left: no overlap
+    else:
+        available = producer_cores + ev.cores_free
+    headroom = available / producer_cores if producer_cores > 0.05 else suggested
+    return suggested, f"{available:.1f} of {ev.cpu_count} cores free for producers", headroom
+
+
+def cores_beside_training(ev, w: float) -> float:
+    """Cores workers may use when batches are made in the training thread today.
+
+    Workers free the training thread: they may use every core the compute phase leaves (at most
+    all cores for 1 - w of the time) and other programs do not take. With a GPU the compute phase
+    leaves the host a core at least; on a CPU-only machine the cores other programs (another rank
+    among them) and the compute keep busy are not there. The training process's own CPU where its
+    threads were read: in a job of several ranks the other ranks' CPU is no more this rank's than
+    another program's."""
+    own = ev.training_cores if ev.training_cores is not None else (ev.cores_busy or 0.0)
+    other = max((1 - (ev.machine_idle if ev.machine_idle is not None else 0.0)) * ev.cpu_count - own, 0.0)
+    return max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
+
+
+def batch_rate_gain(ev, kind: str, n: int, suggested: int, headroom) -> float:
+    """How much faster batches come with `suggested` workers instead of `n`: bounded by the free
+    cores (CPU-bound producers) or the disk's parallelism, and on a CPU-only machine by the rate
+    workers were measured at."""
+    k = suggested / max(n, 1)
+    if kind == bottlenecks.INPUT_CPU.id:
+        k = min(k, headroom)
+    elif kind == bottlenecks.INPUT_DISK.id:
+        k = min(k, DISK_PARALLELISM)
+    if not ev.gpu and kind != bottlenecks.INPUT_LATENCY.id:
+        k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
+    return k
+
+
+def step_gain(ev, k: float, ship: float, w: float):
+    """(the step's speed-up from batches `k` times as fast, the words that say the CPU bounded it
+    or ""). Readers spend CPU too (kernel time, copies): every kind is bounded by the CPU budget."""
+    gain = more_capacity(ev, k, extra=ship)
+    budget = cpu_budget(ev, extra_work=2 * ship)
+    if budget < gain:
+        return budget, (f"; bounded by the CPU: producers need {ev.producer_cores or 0:.1f} cores per step and "
+                        f"compute {1 - w:.0%} of a step on {'one core' if ev.gpu else 'every core'}, which "
+                        f"{ev.cpu_count} cores fit at most {budget:.2f}x faster")
+    return gain, ""
+
+
+def shipped_words(ev, ship: float) -> str:
+    """What sending each batch between processes costs, where it is worth saying."""
+    if ship < 0.02:
+        return ""
+    return (f"; each batch then crosses between processes (about {ship * ev.window_s / ev.measured_steps * 1e3:.1f} "
+            f"ms, {ship:.0%} of a step today, in the training process and as much in the workers)")
 
 
 FIX = Fix(id="num-workers", title="Make batches in more DataLoader worker processes", effort=1, addresses=INPUT,
