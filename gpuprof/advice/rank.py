@@ -11,6 +11,7 @@ import math
 from gpuprof.advice import fixes
 from gpuprof.advice.situation import Situation
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.bottleneck import BESIDE
 
 
 def advise(ev, verdict: dict, findings=()) -> list:
@@ -42,12 +43,18 @@ def advise(ev, verdict: dict, findings=()) -> list:
     if bottleneck == bottlenecks.COMPUTE.id:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding.
-        out = [a for a in out if bottleneck in a["addresses"]]
+        out = [a for a in out if bottleneck in a["addresses"] or _beside(a)]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
     return leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
+
+
+def _beside(item: dict) -> bool:
+    """A fix for time spent beside the training steps (evaluation): its gain does not depend on the
+    steps' own limit."""
+    return any((bottlenecks.get(b) is not None and bottlenecks.get(b).tier == BESIDE) for b in item["addresses"])
 
 
 def _trait(item: dict, name: str) -> bool:

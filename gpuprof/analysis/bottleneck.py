@@ -11,19 +11,22 @@ Tiers, in the order they win:
 - BY_SHARE: a removable bottleneck (the input, the copies): among the findings that clear their
   own bound, the largest share wins.
 - FALLBACK: says only that nothing else is the limit; the first in registry order that has a
-  finding wins when no removable one does."""
+  finding wins when no removable one does.
+- BESIDE: time spent outside the training steps (evaluation passes): its findings are reported
+  beside the verdict and never become it, so the step verdict speaks for training alone."""
 
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 LEADS, BY_SHARE, FALLBACK = "leads", "by share", "fallback"
+BESIDE = "beside"
 
 
 @dataclass(frozen=True)
 class Bottleneck:
     id: str
     label: str                                  # the headline's first words: "Input-bound (disk)"
-    tier: str                                   # LEADS, BY_SHARE or FALLBACK
+    tier: str                                   # LEADS, BY_SHARE, FALLBACK or BESIDE
     rules: tuple = ()                           # evaluate(evidence) -> Finding | None, for the step verdict
     wins: Optional[Callable] = None             # BY_SHARE: (finding) -> whether its share makes it the verdict
     leads: Optional[Callable] = None            # LEADS: (sections, step verdict) -> verdict dict | None

@@ -1,7 +1,7 @@
 """The numbers every rule reads, gathered once from the analysed sections of a run.
 
-Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5`, `model` and `frameworks` sections,
-so rules are tested with plain dictionaries."""
+Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5`, `environment`, `model` and
+`frameworks` sections, so rules are tested with plain dictionaries."""
 
 from dataclasses import dataclass, field
 
@@ -10,9 +10,6 @@ from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus, job_sm_active, nvm
 INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
 INPUT_NOTABLE = 0.15        # data-wait share worth a secondary finding and input fixes
 TRANSFER_NOTABLE = 0.20     # copy-time share of the step
-CPU_BOUND_RATIO = 0.60      # producer CPU time over producer wall time
-USER_BOUND_RATIO = 0.40     # producer user-space CPU over wall: preparing, not reading
-CPU_CONTENDED_RATIO = 0.35  # ... enough when the machine has no idle core left
 DISK_RATE = 5e6             # producer real disk reads, bytes per second of producing
 MIN_STEPS = 20              # steps for full confidence
 #: Wait sources of loops that make their batches in the training thread, without a DataLoader.
@@ -67,6 +64,10 @@ class Evidence:
     model: dict = None                    # the trained model as the probes noted it (probes.model_facts)
     cpu_flags: tuple = ()                 # the CPU's instructions the model-side advice asks about
     throttled_share: float = None         # share of the run the job's cgroup CPU quota throttled it
+    evaluation: dict = None               # evaluation passes between training steps (analysis.evaluation)
+    env: dict = None                      # the environment stepped (gymnasium), its time and phases
+    env_share: float = None               # ... its share of the training time
+    startup: dict = None                  # launch to the end of the first step (analysis.startup)
 
     @property
     def inline_producer(self) -> bool:
@@ -119,6 +120,10 @@ def gather(sections: dict) -> Evidence:
         # A cgroup's memory limit bounds the job whatever the host has free.
         ev.memory_available = min(ev.memory_available or limit["memory_limit_bytes"], limit["memory_limit_bytes"])
     ev.throttled_share = limit.get("throttled_share")
+    ev.evaluation = steps.get("evaluation") or None
+    ev.env = sections.get("environment") or None
+    ev.env_share = (ev.env or {}).get("share")
+    ev.startup = sections.get("startup") or None
     ev.open_files_limit = memory.get("open_files_limit")
     ev.process_rss = job.get("process_rss_peak_bytes")
     if loaders:

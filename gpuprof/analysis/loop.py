@@ -6,6 +6,7 @@ for hand-written batching loops, the host time between a step's end and the next
 The first step (start-up) and any warm-up steps are left out of the window."""
 
 from gpuprof.analysis.series import count, durations, total, weighted_median, weighted_quantile
+from gpuprof.analysis.eval_phases import during, merged, phases_in, steps_outside
 from gpuprof.analysis.spikes import periodic_spikes, slow_start, slow_steps_at
 
 MIN_STEPS_FOR_CONFIDENCE = 20
@@ -22,10 +23,11 @@ def _in_window(events, start, end):
     return [e for e in events if start < e["t"] <= end]
 
 
-def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=()) -> dict:
+def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=(), eval_phases=()) -> dict:
     """`steps`, `batches`: events from every process (tagged with pid); `loaders`: loader events;
     `backward_steps`: backward passes of loops without an optimizer (used only when no optimizer
-    step was seen)."""
+    step was seen); `eval_phases`: the trained model's eval-mode phases, evaluation like the passes
+    over other loaders."""
     step_groups = _by_process(steps)
     batch_groups = _by_process(batches)
     backward_groups = _by_process(backward_steps)
@@ -59,6 +61,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     process_batches = batch_groups.get(pid, [])
     wait_source = None
     data_wait = None
+    phases = phases_in(eval_phases, pid, start, end)
     in_window = _in_window(process_batches, start, end)
     other_wait = None
     evaluation = None
@@ -67,16 +70,26 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
         line = line_of(loaders)
         training = dominant_loader(in_window, line)
-        others = [e for e in in_window if line(e.get("l")) != training]
-        in_window = [e for e in in_window if line(e.get("l")) == training]
+        # Batches taken while the model is in eval mode are evaluation's too, whatever line built
+        # their loader (a Trainer builds its training and evaluation loaders at one user line).
+        evaluating = {id(e) for e in in_window if line(e.get("l")) != training or during(e["t"], phases)}
+        others = [e for e in in_window if id(e) in evaluating]
+        in_window = [e for e in in_window if id(e) not in evaluating]
         data_wait = total(in_window, "w")
         other_wait = total(others, "w") if others else None
         wait_source = "dataloader"
-        evaluation = _evaluation(in_window, others, window)
+        evaluation = _evaluation(in_window, others, window, phases)
+        if evaluation and others:
+            # Which loader line trained and which evaluated, for the loaders' roles.
+            evaluation.update(training_loader=training,
+                              loaders=sorted({line(e.get("l")) for e in others}, key=str))
+    elif phases:
+        evaluation = _evaluation([], [], window, phases)
     gap_cpu_share = None
     device_wait = None
     if not in_window and source in ("optimizer", "backward"):
-        gaps = [e for e in measured if "f" in e]
+        training = steps_outside(boundaries, phases) if phases else range(len(boundaries))
+        gaps = [e for i, e in enumerate(boundaries) if i in training and e["t"] > start and "f" in e]
         if gaps:
             # The host's waits for the GPU in that time (a blocking copy that first waits for the
             # previous step's kernels, an .item()) are not batch preparation.
@@ -126,24 +139,28 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     }
 
 
-def _evaluation(training: list, others: list, window: float):
+def _evaluation(training: list, others: list, window: float, phases=()):
     """The evaluation passes inside the window: runs of batches from other loaders (a test loader
-    each epoch) between two training batches. A pass lasts from the wait for its first batch to the
-    wait for the next training batch (the evaluation's compute included). None without any."""
-    if not others or window <= 0:
+    each epoch) between two training batches, and the trained model's eval-mode phases, joined
+    where they overlap. A pass over a loader lasts from the wait for its first batch to the wait for
+    the next training batch (the evaluation's compute included). None without any."""
+    if not (others or phases) or window <= 0:
         return None
-    merged = sorted([(e["t"], e.get("w") or 0.0, True) for e in training] +
-                    [(e["t"], e.get("w") or 0.0, False) for e in others])
-    passes, seconds, began = 0, 0.0, None
-    for t, wait, is_training in merged:
+    batches = sorted([(e["t"], e.get("w") or 0.0, True) for e in training] +
+                     [(e["t"], e.get("w") or 0.0, False) for e in others])
+    passes, intervals, began = 0, [], None
+    for t, wait, is_training in batches:
         if not is_training and began is None:
             began, passes = t - wait, passes + 1
         elif is_training and began is not None:
-            seconds += max((t - wait) - began, 0.0)
+            intervals.append((began, max(t - wait, began)))
             began = None
     if began is not None:
-        seconds += max(merged[-1][0] - began, 0.0)
-    seconds = min(seconds, window)
+        intervals.append((began, max(batches[-1][0], began)))
+    if phases:
+        intervals = merged(intervals + list(phases))
+        passes = len(intervals)
+    seconds = min(sum(ended - began for began, ended in intervals), window)
     return {"passes": passes, "seconds": round(seconds, 4), "share": round(seconds / window, 4),
             "wait_s": round(total(others, "w"), 4)}
 

@@ -1,5 +1,5 @@
 """Arms the probes without importing what they watch: each is installed the moment the program
-itself finishes importing torch or h5py (a post-import hook on sys.meta_path)."""
+itself finishes importing torch, h5py or gymnasium (a post-import hook on sys.meta_path)."""
 
 import time
 
@@ -10,11 +10,15 @@ from ..record import kinds
 def _install_torch(torch) -> None:
     from . import boot, dataloader, memory, steps
 
+    from . import startup
+    startup.start()                 # before the other probes: their set-up is start-up too
     dataloader.install(torch)
     memory.install(torch)
     steps.install(torch)
     from . import model_facts
     model_facts.install(torch)
+    from . import eval_phases
+    eval_phases.install(torch)
     variant = variants_of()
     if variant:
         from . import variants
@@ -131,6 +135,11 @@ def _install_h5py(h5py) -> None:
         variants.install_h5py(h5py, variant)
 
 
+def _install_gymnasium(gymnasium) -> None:
+    from . import gym_env
+    gym_env.install(gymnasium)
+
+
 def variants_of():
     """The `gpuprof try` variant of this run, or None (a plain run changes nothing)."""
     from . import boot
@@ -143,5 +152,5 @@ def _watch_compile(eval_frame) -> None:
 
 
 def arm(config: dict) -> None:
-    PostImportHook({"torch": _install_torch, "h5py": _install_h5py,
+    PostImportHook({"torch": _install_torch, "h5py": _install_h5py, "gymnasium": _install_gymnasium,
                     "torch._dynamo.eval_frame": _watch_compile}).install()

@@ -71,9 +71,17 @@ KINDS = _declare(
     Kind("thread_cpu", "the training process's threads once a second: CPU seconds run and seconds waited for a "
                        "CPU, summed since sampling began"),
     Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
+    Kind("startup_samples", "the thread that imported torch, sampled from that import to the end of the first step: "
+                            "seconds per part of the start-up (imports, dataset, model load, ...) and the user's line"),
     Kind("variant", "a `try` change applied (or refused, with why) at a DataLoader or file"),
     Kind("variant_serving", "a `try` variant began serving replayed batches"),
+    Kind("eval_phase", "the trained model in eval mode between two training phases: when model.eval() was called "
+                       "(t0) and when model.train() was called on the same model again (t)"),
     Kind("files_read", "`try --cold` only: the data files a process opened for reading"),
+    Kind("env", "a gymnasium environment stepped by the program: its class, vector or not, async or not, its "
+                "number of sub-environments and the line that first stepped it"),
+    Kind("env_steps", "the program's environment steps (outermost gymnasium step calls), summed since the "
+                      "first: calls and seconds, written at most every half second and at exit"),
 )
 
 STREAMS = {name: kind for name, kind in KINDS.items() if kind.is_stream}
@@ -85,7 +93,10 @@ MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "except
 IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 MODEL = "model"
+EVAL_PHASE = "eval_phase"
 CUDA_DEVICES, DEVICE_MEMORY = "cuda_devices", "device_memory"
+ENV, ENV_STEPS = "env", "env_steps"
+STARTUP_SAMPLES = "startup_samples"
 
 
 def columns(name: str) -> tuple:

@@ -33,9 +33,13 @@ def loop_table(report: dict):
                   if steps.get("data_wait_share") is not None else "n/a")
     evaluation = steps.get("evaluation")
     if evaluation:
-        table.add_row("evaluation", f"{plural(evaluation['passes'], 'pass', 'passes')} of other loaders, "
-                      f"{seconds(evaluation['seconds'])} ({pct(evaluation['share'])} of the window): left out of "
-                      "step time and data wait")
+        over = "with the model in eval mode" if evaluation.get("loaders") == [] else "over other loaders"
+        table.add_row("evaluation", f"{plural(evaluation['passes'], 'pass', 'passes')} {over}, "
+                      f"{seconds(evaluation['seconds'])} ({pct(evaluation['share'])} of the window"
+                      + (f", {pct(evaluation['wall_share'])} of the run" if evaluation.get("wall_share") is not None
+                         else "") + "): left out of step time and data wait")
+        if (evaluation.get("input") or {}).get("summary"):
+            table.add_row("", f"its input: {evaluation['input']['summary']}")
     if steps.get("samples_per_second"):
         table.add_row("throughput", f"{steps['samples_per_second']:.1f} samples/s "
                       f"({steps['steps_per_second']:.1f} steps/s x batch {steps.get('batch_size')})")
@@ -107,7 +111,8 @@ def loader_tables(report: dict):
     for index, loader in enumerate(report.get("dataloaders") or []):
         attached = loader.get("basis") == "attached"
         at = "iterated at" if attached else "at"
-        table = Table(title=f"\nDataLoader {at} {loader.get('where') or '?'}", title_justify="left",
+        role = f" ({loader['role']})" if loader.get("role") else ""
+        table = Table(title=f"\nDataLoader{role} {at} {loader.get('where') or '?'}", title_justify="left",
                       show_header=False, box=None, padding=(0, 2))
         table.add_column(style="dim")
         table.add_column()

@@ -36,7 +36,8 @@ def verdict_line(report: dict):
         caveat = f" ({verdict['caveat']})" if verdict.get("caveat") else ""
         parts.append(Text(f"confidence {verdict.get('confidence', 0):.0%}{caveat}", style="dim"))
     for finding in report.get("findings") or []:
-        parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of step time): "
+        of = (finding.get("evidence") or {}).get("share_of") or "step time"
+        parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of {of}): "
                              f"{finding['reason']}", "dim", "dim", indent=None))
     for finding in ((report.get("memory") or {}).get("findings")) or []:
         parts.append(hanging("memory: ", finding["summary"] + (f"; fix: {finding['fix']}" if finding.get("fix") else ""),

@@ -69,7 +69,8 @@ def _verdict(report: dict) -> str:
     parts.append(f'<p class="summary">{_esc(verdict.get("summary") or "No verdict.")}</p>')
     if verdict.get("corrected"):
         parts.append(f'<p class="caution">{_esc(verdict["corrected"])}</p>')
-    extra = [f'also <code>{_esc(f["bottleneck"])}</code> ({f["share"]:.0%} of step time): {_esc(f["reason"])}'
+    extra = [f'also <code>{_esc(f["bottleneck"])}</code> ({f["share"]:.0%} of '
+             f'{_esc((f.get("evidence") or {}).get("share_of") or "step time")}): {_esc(f["reason"])}'
              for f in report.get("findings") or []]
     extra += [f'memory: {_esc(f["summary"])}' for f in ((report.get("memory") or {}).get("findings")) or []]
     if extra:

@@ -38,7 +38,8 @@ def render_markdown(report: dict) -> str:
     if verdict:
         lines += [f"**{escape(verdict.get('summary', ''))}** (confidence {verdict.get('confidence', 0):.0%})", ""]
         for finding in report.get("findings") or []:
-            lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of step time): "
+            of = (finding.get("evidence") or {}).get("share_of") or "step time"
+            lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of {of}): "
                          f"{escape(finding['reason'])}")
         for finding in ((report.get("memory") or {}).get("findings")) or []:
             lines.append(f"- memory: {escape(finding['summary'])}")

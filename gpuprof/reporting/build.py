@@ -7,6 +7,7 @@ import gpuprof
 from gpuprof.advice.by_verdict import advice_for
 from gpuprof.analysis.classify import classify
 from gpuprof.analysis.loaders import analyse_loaders
+from gpuprof.analysis.evaluation import with_evaluation
 from gpuprof.analysis.host_time import analyse_samples, training_cpu, use_sampled_batching
 from gpuprof.analysis.loop import analyse_loop
 from gpuprof.analysis.memory import analyse_memory
@@ -15,6 +16,9 @@ from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.devices import analyse_devices
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
+from gpuprof.analysis.environment import analyse_environment
+from gpuprof.reporting.environment_note import environment_notes
+from gpuprof.analysis.startup import startup_section
 from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
 from gpuprof.analysis import job_gpus as job_gpu_rules
 from gpuprof.analysis.system import cores_busy_between, summarize_system
@@ -149,6 +153,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
     notes.extend(varying_step_notes(probes["steps"]))
+    notes.extend(environment_notes(probes.get("environment")))
     stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
                                          probes["steps"].get("slow_steps_at") or [])
     if stalls:
@@ -266,7 +271,8 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     loaders = kind(kinds.LOADER)
     batches = kind(kinds.BATCH)
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
-    steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP))
+    steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP),
+                         eval_phases=kind(kinds.EVAL_PHASE))
     samples = [e for e in kind(kinds.STACK_SAMPLES) if e.get("pid") == steps.get("pid")]
     steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
     if steps.get("periodic_slow_steps"):
@@ -276,16 +282,20 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     if threads is not None:
         steps["training_cpu"] = threads
     use_sampled_batching(steps)
+    steps, dataloaders = with_evaluation(steps, analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS),
+                                                                kind(kinds.EPOCH)), meta.get("duration_s"))
     notes = []
     if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")
     return ({
         "steps": steps,
-        "dataloaders": analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS), kind(kinds.EPOCH)),
+        "dataloaders": dataloaders,
         "copies": analyse_copies(kind(kinds.COPIES), steps),
         "cuda_devices": analyse_devices(groups),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
+        **analyse_environment(kind(kinds.ENV), kind(kinds.ENV_STEPS), steps),
         **_ddp_section(kind(kinds.DDP_COMM), steps),
+        **startup_section(kind(kinds.STARTUP_SAMPLES), meta, steps),
         "model": _model_section(kind(kinds.MODEL), steps),
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
                        "data_parallel_where": next((e.get("where") for e in kind(kinds.DATA_PARALLEL) if e.get("where")), None)},

@@ -8,7 +8,7 @@ import re
 
 from gpuprof.advice import fixes
 from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.bottleneck import BY_SHARE, FALLBACK, LEADS
+from gpuprof.analysis.bottleneck import BESIDE, BY_SHARE, FALLBACK, LEADS
 from gpuprof.analysis.classify import classify
 from tests.unit.test_verdict_and_advice import sections
 
@@ -67,7 +67,7 @@ def test_every_bottleneck_has_a_row_in_the_docs_and_every_fix_addresses_declared
 
 def test_each_tier_declares_what_it_needs():
     for bottleneck in bottlenecks.ALL:
-        assert bottleneck.tier in (LEADS, BY_SHARE, FALLBACK)
+        assert bottleneck.tier in (LEADS, BY_SHARE, FALLBACK, BESIDE)
         assert (bottleneck.leads is not None) == (bottleneck.tier == LEADS), bottleneck.id
         assert (bottleneck.wins is not None) == (bottleneck.tier == BY_SHARE), bottleneck.id
         assert bottleneck.tier == LEADS or bottleneck.rules, bottleneck.id

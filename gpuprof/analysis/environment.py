@@ -1,0 +1,91 @@
+"""The environment section: how much of the training window the loop spent stepping environments
+(gymnasium), and, for a collect-then-learn loop (PPO's rollouts), the two phases' shares.
+
+The probe writes a running sum of environment-step seconds a few times a second; the window's
+share is the sum's rise between the window's ends (interpolated between the written points).
+
+Phases are estimated from the step times: an update step takes about the median step time, so the
+learning phase is the measured steps times that median and collection (the rollout) is the rest of
+the window. They are given only where the environment's time lies within the collection phase
+(a loop that steps its environment inside every update, like DQN, has no separate rollout)."""
+
+#: Collection phase share from which the loop is taken to collect and learn in turns.
+PHASES_NOTABLE = 0.05
+#: The environment's time may exceed the collection estimate by this share of the window (noise).
+PHASE_SLACK = 0.05
+
+
+def analyse_environment(described: list, sums: list, steps: dict):
+    """`described`: env events; `sums`: env_steps events (every process); `steps`: the loop section.
+    {} when no environment was stepped, else {"environment": {...}}."""
+    if not sums:
+        return {}
+    pid = _training_pid(sums, steps)
+    points = sorted(((e["t"], e.get("seconds") or 0.0, e.get("calls") or 0) for e in sums if e.get("pid") == pid),
+                    key=lambda p: p[0])
+    if not points:
+        return {}
+    section = dict(_description(described, pid), processes=len({e.get("pid") for e in sums}))
+    start, end = steps.get("window_start"), steps.get("window_end")
+    if start is None or end is None or end <= start:
+        section.update(seconds=round(points[-1][1], 6), calls=points[-1][2], share=None)
+        return {"environment": section}
+    seconds = _at(points, end, 1) - _at(points, start, 1)
+    calls = int(round(_at(points, end, 2) - _at(points, start, 2)))
+    window = max(end - start - ((steps.get("evaluation") or {}).get("seconds") or 0.0), 0.0)
+    share = min(seconds / window, 1.0) if window > 0 else None
+    section.update(seconds=round(seconds, 6), calls=calls, share=round(share, 4) if share is not None else None,
+                   per_call_s=round(seconds / calls, 6) if calls else None)
+    phases = _phases(steps, window, seconds)
+    if phases:
+        section["phases"] = phases
+    return {"environment": section}
+
+
+def _training_pid(sums: list, steps: dict):
+    """The process whose steps are judged; without one, the process that stepped environments most."""
+    pids = {e.get("pid") for e in sums}
+    if steps.get("pid") in pids:
+        return steps["pid"]
+    return max(pids, key=lambda pid: max((e.get("calls") or 0) for e in sums if e.get("pid") == pid))
+
+
+def _at(points: list, t: float, column: int) -> float:
+    """The running sum at time t, linear between written points; 0 before the first, the last after."""
+    if t <= points[0][0]:
+        return 0.0 if t < points[0][0] else points[0][column]
+    for (t0, *a), (t1, *b) in zip(points, points[1:]):
+        if t0 <= t <= t1:
+            v0, v1 = a[column - 1], b[column - 1]
+            return v0 + (v1 - v0) * ((t - t0) / (t1 - t0) if t1 > t0 else 1.0)
+    return points[-1][column]
+
+
+def _description(described: list, pid) -> dict:
+    """The env the loop steps: its vector env where there is one (the class the program calls)."""
+    mine = [e for e in described if e.get("pid") == pid] or list(described)
+    if not mine:
+        return {}
+    chosen = next((e for e in mine if e.get("vector")), mine[0])
+    keys = ("cls", "vector", "vector_cls", "num_envs", "async", "spec", "vector_entry_point", "where")
+    return {key: chosen.get(key) for key in keys}
+
+
+def _phases(steps: dict, window: float, env_seconds: float):
+    """{"collection": {...}, "learning": {...}, "rollout": {...}} or None (see the module's note)."""
+    median, measured = steps.get("median_step_s"), steps.get("measured") or 0
+    if not median or not measured or window <= 0:
+        return None
+    learning = min(median * measured, window)
+    collection = window - learning
+    if collection / window < PHASES_NOTABLE or env_seconds > collection + PHASE_SLACK * window:
+        return None
+    env_in_rollout = min(env_seconds, collection)
+    return {
+        "basis": "step times: learning is the measured steps at the median step time; collection the rest",
+        "collection": {"seconds": round(collection, 4), "share": round(collection / window, 4)},
+        "learning": {"seconds": round(learning, 4), "share": round(learning / window, 4)},
+        "rollout": {"env_share": round(env_in_rollout / collection, 4),
+                    "other_share": round(1 - env_in_rollout / collection, 4)},
+    }
+

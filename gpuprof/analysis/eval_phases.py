@@ -1,0 +1,43 @@
+"""Evaluation phases as time intervals: the trained model's eval-mode phases (probes.eval_phases)
+and the passes over other DataLoaders are one evaluation wherever they overlap (a validation loop
+under model.eval() is one pass, not two)."""
+
+
+def phases_in(events, pid, start: float, end: float) -> list:
+    """(began, ended) of the training process's eval-mode phases, clipped to the window."""
+    out = []
+    for event in events:
+        if event.get("pid") != pid or event.get("t0") is None or event.get("t") is None:
+            continue
+        began, ended = max(event["t0"], start), min(event["t"], end)
+        if ended > began:
+            out.append((began, ended))
+    return out
+
+
+def during(t: float, phases: list) -> bool:
+    """Whether the moment t falls inside one of the phases."""
+    return any(began < t <= ended for began, ended in phases)
+
+
+def merged(intervals) -> list:
+    """Overlapping or touching intervals joined, in time order."""
+    out = []
+    for began, ended in sorted(intervals):
+        if out and began <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], ended))
+        else:
+            out.append((began, ended))
+    return out
+
+
+def steps_outside(boundaries: list, phases: list) -> set:
+    """Indices (into `boundaries`, in time order) of the steps whose span, from the previous
+    boundary to their own, overlaps no phase: training steps, not steps that held an evaluation."""
+    kept, previous = set(), None
+    for i, event in enumerate(boundaries):
+        began = previous if previous is not None else event["t"]
+        if not any(b < event["t"] and d > began for b, d in phases):
+            kept.add(i)
+        previous = event["t"]
+    return kept

@@ -1,0 +1,113 @@
+"""The start-up: from the launch of the program to the end of its first training step, and what
+filled it (the start-up samples of the probe gpuprof.probes.startup, by part and by the user's
+line). The time before torch was imported (the interpreter's start, torch's own import and any
+code before it) is not sampled and counts as a part of its own."""
+
+from gpuprof.record import kinds
+from gpuprof.record.startup_parts import BEFORE_TORCH
+
+#: The start-up is worth a line of the report from this share of the run's wall time (and at
+#: least NOTABLE_FLOOR_S seconds, so that a short run's torch import is no finding), or from
+#: NOTABLE_S seconds once it is at least LONG_SHARE of the run (a findings' floor: less is no line).
+NOTABLE_SHARE = 0.20
+NOTABLE_FLOOR_S = 5.0
+NOTABLE_S = 30.0
+LONG_SHARE = 0.10
+
+
+def is_notable(seconds: float, share) -> bool:
+    if share is None:
+        return False
+    return (share >= NOTABLE_SHARE and seconds >= NOTABLE_FLOOR_S) or (share >= LONG_SHARE and seconds >= NOTABLE_S)
+
+
+def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
+    """The start-up section, or None for a run whose probes sampled no start-up (an older record,
+    probes off, attach, a notebook cell, a process that never imported torch)."""
+    event = _event_of(groups_events, stepping_pid, meta.get("pid"))
+    launched = meta.get("start_monotonic")
+    if event is None or launched is None:
+        return None
+    ended = event.get("t")
+    seconds = max(ended - launched, 0.0)
+    duration = meta.get("duration_s")
+    share = min(seconds / duration, 1.0) if duration else None
+    parts, functions = _tally(event.get("counts") or {})
+    before = max((event.get("t0") or launched) - launched, 0.0)
+    if before > 0:
+        parts[BEFORE_TORCH] = parts.get(BEFORE_TORCH, 0.0) + before
+    where = max(functions.items(), key=lambda item: item[1][0], default=None)
+    return {
+        "seconds": round(seconds, 3),
+        "share": round(share, 4) if share is not None else None,
+        "reached_first_step": bool(event.get("first_step")),
+        "notable": is_notable(seconds, share),
+        "parts": [{"part": part, "seconds": round(value, 3),
+                   "share": round(value / seconds, 4) if seconds > 0 else None}
+                  for part, value in sorted(parts.items(), key=lambda item: -item[1])],
+        "where": _where(where, seconds),
+        "pid": event.get("pid"),
+    }
+
+
+def _where(found, seconds: float):
+    """{"function", "line" as file:line, "part", "seconds", "share"} of the user's function that
+    took most of the start-up, or None."""
+    if found is None:
+        return None
+    total, part, line = found[1]
+    name, _, place = line.partition(" (")
+    return {"function": name, "line": place[:-1] if place.endswith(")") else place, "part": part,
+            "seconds": round(total, 3), "share": round(total / seconds, 4) if seconds > 0 else None}
+
+
+def _event_of(events: list, stepping_pid, root_pid):
+    """The start-up event of the process that stepped; else of another that reached its first step;
+    else, for a job that never stepped, of its first process. A process that imported torch and
+    never stepped while another did (torchrun's agent, a spawning launcher) sampled no start-up of
+    the training: its event is no start-up."""
+    found = [e for e in events if e.get("k") == kinds.STARTUP_SAMPLES and e.get("t") is not None]
+    stepped = [e for e in found if e.get("first_step")]
+    mine = [e for e in stepped if stepping_pid is not None and e.get("pid") == stepping_pid]
+    if mine or stepped:
+        return (mine or stepped)[0]
+    root = [e for e in found if root_pid is not None and e.get("pid") == root_pid]
+    return (root or found or [None])[0] if stepping_pid is None else None
+
+
+def _tally(counts: dict) -> tuple:
+    """({part: seconds}, {user function: (seconds, its largest part, its line with most time)})
+    from the probe's counts, keyed "part|function (file:line)". A function's lines are summed
+    (a loop's samples fall on each of its lines) and its busiest line names where it is."""
+    parts, per_line = {}, {}
+    for key, value in counts.items():
+        part, _, line = key.partition("|")
+        parts[part] = parts.get(part, 0.0) + value
+        if line:
+            per_line[(line, part)] = per_line.get((line, part), 0.0) + value
+    functions = {}
+    for (line, part), value in per_line.items():
+        function = _function_of(line)
+        entry = functions.setdefault(function, {"seconds": 0.0, "parts": {}, "lines": {}})
+        entry["seconds"] += value
+        entry["parts"][part] = entry["parts"].get(part, 0.0) + value
+        entry["lines"][line] = entry["lines"].get(line, 0.0) + value
+    return parts, {function: (entry["seconds"], _largest(entry["parts"]), _largest(entry["lines"]))
+                   for function, entry in functions.items()}
+
+
+def _function_of(line: str) -> str:
+    """'build (data.py:12)' -> 'build (data.py)': the function, whichever of its lines ran."""
+    head, sep, tail = line.rpartition(":")
+    return f"{head})" if sep and tail.rstrip(")").isdigit() else line
+
+
+def _largest(values: dict):
+    return max(values.items(), key=lambda item: item[1])[0]
+
+
+def startup_section(events: list, meta: dict, steps: dict) -> dict:
+    """{"startup": the section} for the report, or {} where no start-up was sampled (so a record
+    from before the probe reads as it always did)."""
+    found = analyse_startup(events, meta, steps.get("pid"))
+    return {"startup": found} if found is not None else {}

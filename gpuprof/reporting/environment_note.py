@@ -1,0 +1,26 @@
+"""The report's line about environment stepping (reinforcement learning): its share of the
+training time whatever the verdict, and the collection and learning phases where they were told
+apart (gpuprof.analysis.environment)."""
+
+
+def environment_notes(environment) -> list:
+    if not environment or environment.get("share") is None:
+        return []
+    env = environment
+    what = env.get("vector_cls") or env.get("cls") or "the environment"
+    if env.get("num_envs"):
+        what += f" of {env['num_envs']} {env.get('spec') or 'environments'}"
+    elif env.get("spec"):
+        what += f" ({env['spec']})"
+    at = f" at {env['where']}" if env.get("where") else ""
+    per_call = f", {env['per_call_s'] * 1e3:.2f} ms a step call" if env.get("per_call_s") else ""
+    free = 1 / (1 - env["share"]) if env["share"] < 1 else None
+    bound = f" (made free: at most {free:.2f}x)" if free else ""
+    line = f"environment stepping ({what}{at}) took {env['share']:.1%} of the training time{per_call}{bound}"
+    phases = env.get("phases")
+    if phases:
+        line += (f"; collection (the rollout) {phases['collection']['share']:.0%} and learning (the update) "
+                 f"{phases['learning']['share']:.0%} of it, estimated from step times, environment steps being "
+                 f"{phases['rollout']['env_share']:.0%} of the rollout and policy inference with host work "
+                 f"the other {phases['rollout']['other_share']:.0%}")
+    return [line]
