@@ -35,6 +35,10 @@ SPEED = _fixes(
     "ddp",
     "ddp_no_sync",
     "ddp_buckets",
+    "cache_tokenised_dataset",
+    "lazy_dataset_indexing",
+    "compile_cache",
+    "spawned_worker_imports",
 )
 
 #: Fixes for a run that ran out of memory, ranked by the bytes each frees.
