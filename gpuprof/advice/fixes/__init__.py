@@ -39,6 +39,7 @@ SPEED = _fixes(
     "lazy_dataset_indexing",
     "compile_cache",
     "spawned_worker_imports",
+    "eval_loader_workers",
 )
 
 #: Fixes for a run that ran out of memory, ranked by the bytes each frees.

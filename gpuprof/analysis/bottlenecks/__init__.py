@@ -28,6 +28,7 @@ INPUT_LATENCY = _declare(".input_latency")
 TRANSFER_H2D = _declare(".transfer_h2d")
 HOST_OVERHEAD = _declare(".host_overhead")
 COMPUTE = _declare(".compute")
+EVALUATION = _declare(".evaluation_loop")
 SETUP = _declare(".setup")
 
 ALL = tuple(_DECLARED)
