@@ -39,6 +39,9 @@ SPEED = _fixes(
     "lazy_dataset_indexing",
     "compile_cache",
     "spawned_worker_imports",
+    "async_vector_env",
+    "vectorised_env",
+    "more_envs_per_call",
     "eval_loader_workers",
 )
 

@@ -22,6 +22,7 @@ def _declare(module: str):
 MEMORY_OOM = _declare(".memory_oom")
 MEMORY_SHM = _declare(".memory_shm")
 COMM = _declare(".comm")
+INPUT_ENV = _declare(".input_env")
 INPUT_CPU = _declare(".input_cpu")
 INPUT_DISK = _declare(".input_disk")
 INPUT_LATENCY = _declare(".input_latency")

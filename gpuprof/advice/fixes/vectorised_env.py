@@ -1,0 +1,42 @@
+"""vectorised-env: make the environment's step itself faster, or vectorised over the sub-envs.
+
+Where the env's registration has a vectorised version (CartPole-v1's CartPoleVectorEnv), gymnasium
+builds it with `vectorization_mode="vector_entry_point"`: one numpy step for every sub-env instead
+of a Python step each. Otherwise the env's own step is the code to profile and speed up. Either way
+the bound is env stepping made free: 1 / (1 - share)."""
+
+import math
+
+from gpuprof.advice.env_terms import env_finding, env_id, env_name
+from gpuprof.advice.fix import MIN_GAIN, Fix
+from gpuprof.advice.model import cheaper_share
+from gpuprof.analysis import bottlenecks
+
+
+def build(ev, s):
+    env = ev.env or {}
+    if env_finding(s) is None:
+        return None
+    share = ev.env_share or 0.0
+    gain = cheaper_share(share, 1.0)
+    if gain < MIN_GAIN:
+        return None
+    n = env.get("num_envs") or 1
+    if env.get("vector_entry_point") and env.get("spec"):
+        snippet = f"envs = gymnasium.make_vec({env_id(env)}, num_envs={n}, vectorization_mode=\"vector_entry_point\")"
+        detail = (f"{env_name(env)} -> the registered vectorised env (one numpy step for all {n}); wrappers of "
+                  "your own that slow each step must then work on the batch")
+    else:
+        snippet = ("# profile the env's step (gpuprof's sampled stacks, or py-spy), then vectorise it over the "
+                   "sub-envs\n# with numpy as a gymnasium.vector.VectorEnv, or move its physics to compiled code")
+        detail = f"{env_name(env)}: a faster step, or one step computed for every sub-env at once"
+    return {
+        "estimated_speedup": gain, "where": env.get("where"), "detail": detail, "snippet": snippet,
+        "why": (f"env steps take {share:.0%} of the training time: made free, at most "
+                f"{math.floor(gain * 100) / 100:.2f}x"),
+        "change": None,
+    }
+
+
+FIX = Fix(id="vectorised-env", title="Make the environment step faster or vectorised", effort=2,
+          addresses=(bottlenecks.INPUT_ENV.id,), build=build)

@@ -1,0 +1,66 @@
+"""input.env: the loop waits on environment steps (gymnasium, reinforcement learning), not on a
+DataLoader.
+
+Evidence: the environment section (gpuprof.analysis.environment): the seconds the training
+process spent in its outermost env `step` calls over the measured window, their share of it, and,
+for a loop that collects and then learns, the phases' shares. Environment stepping made free bounds
+the speed-up by 1 / (1 - share).
+
+It is the verdict only where env stepping is the largest part of the time: a bound from which a
+wait is the verdict (INPUT_BOUND), and no larger than the other parts the report tells apart (the
+learning phase, and the rest of the rollout: policy inference, host conversions, logging). Without
+phases, the rest of the window counts as one part. A CartPole PPO whose env steps are 11.5% of the
+time stays compute (made free: 1.15x) and names the share as a finding."""
+
+from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
+from gpuprof.analysis.evidence import INPUT_BOUND
+from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+
+ID = "input.env"
+
+NOTABLE = 0.05      # an env share worth a finding (findings from 10% are listed in the report)
+
+
+def evaluate(ev):
+    share = ev.env_share
+    if share is None or share < NOTABLE:
+        return None
+    env = ev.env or {}
+    others = _other_parts(env, share)
+    largest_other = max(others.values())
+    margin = share - largest_other
+    confidence = step_confidence(ev) * (0.6 + 0.4 * clamp(abs(margin) / 0.3))
+    evidence = {"env_share": rounded(share), "env_s": env.get("seconds"), "env_calls": env.get("calls"),
+                "per_call_s": env.get("per_call_s"), "num_envs": env.get("num_envs"),
+                "vector_cls": env.get("vector_cls"), "async": env.get("async"),
+                "largest_other_part": rounded(largest_other), **{f"{k}_share": rounded(v) for k, v in others.items()}}
+    return Finding(ID, share, confidence, evidence, _reason(env, share, others))
+
+
+def _other_parts(env: dict, share: float) -> dict:
+    """The shares of the window besides env stepping that the report tells apart."""
+    phases = env.get("phases")
+    if not phases:
+        return {"rest": clamp(1.0 - share)}
+    learning = phases["learning"]["share"]
+    return {"learning": learning, "rollout_rest": clamp(1.0 - share - learning)}
+
+
+def _reason(env: dict, share: float, others: dict) -> str:
+    what = env.get("vector_cls") or env.get("cls") or "the environment"
+    if env.get("num_envs"):
+        what += f" of {env['num_envs']}"
+    at = f" at {env['where']}" if env.get("where") else ""
+    reason = f"environment steps ({what}{at}) take {share:.0%} of the training time"
+    if "learning" in others:
+        reason += (f", the update {others['learning']:.0%} and the rest of the rollout (policy inference, host "
+                   f"work) {others['rollout_rest']:.0%}")
+    return reason
+
+
+def wins(finding) -> bool:
+    """The largest part of the time, and past the bound from which a wait is the verdict."""
+    return finding.share >= INPUT_BOUND and finding.share >= (finding.evidence.get("largest_other_part") or 0.0)
+
+
+BOTTLENECK = Bottleneck(id=ID, label="Input-bound (environment)", tier=BY_SHARE, rules=(evaluate,), wins=wins)

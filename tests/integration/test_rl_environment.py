@@ -1,0 +1,59 @@
+"""Reinforcement learning on gymnasium, end to end: a PPO-shaped rollout whose env stepping is a
+small part of the time reports its share and stays off the environment verdict; the same loop with
+a slow env step gets input.env and the fixes in gymnasium's terms."""
+
+import os
+import sys
+
+import pytest
+
+from gpuprof.analysis import bottlenecks
+from tests.conftest import PROGRAMS
+from tests.integration.helpers import gpuprof, load_json, plain
+
+pytest.importorskip("torch")
+pytest.importorskip("gymnasium")
+pytestmark = pytest.mark.torch
+
+
+def run(tmp_path, program):
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--", sys.executable,
+                  os.path.join(PROGRAMS, program), cwd=str(tmp_path), timeout=300)
+    assert got.returncode == 0, got.stderr
+    return got, load_json(tmp_path / "run" / "report.json")
+
+
+def test_a_ppo_rollout_with_cheap_env_steps_reports_the_share_without_the_env_verdict(tmp_path):
+    got, report = run(tmp_path, "ppo_rollout.py")
+    expected = plain(os.path.join(PROGRAMS, "ppo_rollout.py"), cwd=str(tmp_path))
+    assert got.stdout == expected.stdout and "ppo_rollout: done" in got.stdout      # results unchanged
+    env = report["environment"]
+    assert env["vector_cls"] == "SyncVectorEnv" and env["num_envs"] == 4 and env["spec"] == "CartPole-v1"
+    assert env["where"].endswith("ppo_rollout.py:67") and env["calls"] > 500
+    assert 0.0 < env["share"] < 0.3, env
+    assert env["phases"]["collection"]["share"] > env["share"]
+    assert report["verdict"]["bottleneck"] != bottlenecks.INPUT_ENV.id
+    assert not any(a["id"] in ("async-vector-env", "vectorised-env") for a in report["advice"])
+    assert any(note.startswith("environment stepping (SyncVectorEnv of 4 CartPole-v1") for note in report["notes"])
+
+
+def test_a_slow_env_step_is_the_environment_verdict_with_its_fixes(tmp_path):
+    _, report = run(tmp_path, "ppo_slow_env.py")
+    verdict = report["verdict"]
+    assert verdict["bottleneck"] == bottlenecks.INPUT_ENV.id, verdict
+    assert report["environment"]["share"] > 0.5 and verdict["share"] == pytest.approx(report["environment"]["share"])
+    ids = [a["id"] for a in report["advice"]]
+    assert ids[:2] == ["vectorised-env", "async-vector-env"] and "more-envs-per-call" in ids
+    bound = 1 / (1 - report["environment"]["share"])
+    assert report["advice"][0]["estimated_speedup"] <= bound
+
+
+def test_an_async_vector_env_is_timed_as_the_programs_wait_for_its_subprocesses(tmp_path):
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--", sys.executable,
+                  os.path.join(PROGRAMS, "ppo_slow_env.py"), "4", "--async", cwd=str(tmp_path), timeout=300)
+    assert got.returncode == 0 and "ppo_slow_env: done" in got.stdout, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    env = report["environment"]
+    assert env["async"] is True and env["vector_cls"] == "AsyncVectorEnv" and env["processes"] in (1, 5), env
+    assert report["verdict"]["bottleneck"] == bottlenecks.INPUT_ENV.id
+    assert "async-vector-env" not in [a["id"] for a in report["advice"]]
