@@ -12,17 +12,8 @@ import functools
 import re
 
 from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
+from gpuprof.record.frames import LIBRARY_PATH, TORCH_MARKERS
 
-#: (kind, path fragment, last part of the function name or None for any): as the in-process sampler
-#: (gpuprof.probes.sampling) classifies a training-thread frame, innermost marker first.
-MARKERS = (
-    ("collective", "torch/distributed/", None),
-    ("backward", "torch/_tensor.py", ("backward",)),
-    ("backward", "torch/autograd/", None),
-    ("optimizer", "torch/optim/", None),
-    ("forward", "torch/nn/modules/module.py", ("_call_impl", "_wrapped_call_impl")),
-    ("dataloader", "torch/utils/data/", None),
-)
 TRAINING_KINDS = ("backward", "optimizer", "forward", "dataloader")
 WORKER_LOOP = ("torch/utils/data/_utils/worker.py", "_worker_loop")
 PIN_LOOP = ("torch/utils/data/_utils/pin_memory.py", "_pin_memory_loop")
@@ -34,7 +25,7 @@ READERS = re.compile(r"/h5py/|/numpy/lib/(_?npyio|format|_npyio_impl)|/numpy/(co
                      r"/urllib/|/http/|/requests/|/fsspec/|/s3fs/|/boto")
 READING_FUNCTION = re.compile(r"(^|_)(read|load|open|fetch|get_file|download)", re.IGNORECASE)
 EVALUATION = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test)($|_)", re.IGNORECASE)
-LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d|^<")
+LIBRARY = re.compile(LIBRARY_PATH + "|^<")
 FRAME = re.compile(r"^(?P<name>.*) \((?P<path>.*):(?P<line>\d+)\)$")
 MIN_TRAINING_S = 0.5          # a training thread seen for less than this is not judged
 HOT = 5                       # hottest places kept per thread or worker
@@ -65,7 +56,7 @@ def _has(frames, place) -> bool:
 
 
 def _marker(name: str, path: str):
-    for kind, fragment, functions in MARKERS:
+    for kind, fragment, functions in TORCH_MARKERS:
         if fragment in path and (functions is None or _short(name) in functions):
             return kind
     return None

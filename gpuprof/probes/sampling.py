@@ -17,6 +17,7 @@ import time
 from . import boot
 from .procfile import ProcFile
 from ..record import kinds
+from ..record.frames import LIBRARY_PATH, TORCH_MARKERS
 
 INTERVAL = 0.02
 MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest count as "other host code"
@@ -24,14 +25,6 @@ MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest 
 _state = {"thread": None, "stop": None}
 _kind_of_code = {}          # code object -> marker kind, "user", or None (library frame to pass over)
 
-_TORCH_MARKERS = (       # (kind, path fragment, function names or None for any)
-    ("collective", "torch/distributed/", None),      # all_reduce, barrier, ... called from Python
-    ("backward", "torch/_tensor.py", ("backward",)),
-    ("backward", "torch/autograd/", None),
-    ("optimizer", "torch/optim/", None),
-    ("forward", "torch/nn/modules/module.py", ("_call_impl", "_wrapped_call_impl")),
-    ("dataloader", "torch/utils/data/", None),
-)
 _PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
@@ -70,7 +63,7 @@ def _classify(code):
     path = code.co_filename.replace(os.sep, "/")
     kind = None
     library = _is_library(path)
-    for name, fragment, functions in _TORCH_MARKERS:
+    for name, fragment, functions in TORCH_MARKERS:
         if fragment in path and (functions is None or code.co_name in functions):
             kind = name
             break
@@ -81,7 +74,7 @@ def _classify(code):
     return kind
 
 
-_LIBRARY = re.compile(r"/(site|dist)-packages/|/lib/python\d")
+_LIBRARY = re.compile(LIBRARY_PATH)
 
 
 def _is_library(path: str) -> bool:
