@@ -23,6 +23,57 @@ def _in_window(events, start, end):
     return [e for e in events if start < e["t"] <= end]
 
 
+def _training_boundaries(step_groups, batch_groups, backward_groups, loaders):
+    """(pid, the step boundaries of the process that stepped most, their source), or None: optimizer
+    steps, else backward passes, else the batches of the dominant loader."""
+    if step_groups or backward_groups:
+        groups, source = (step_groups, "optimizer") if step_groups else (backward_groups, "backward")
+        pid = max(groups, key=lambda p: sum(count(e) for e in groups[p]))
+        return pid, sorted(groups[pid], key=lambda e: e["t"]), source
+    if batch_groups:
+        pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
+        line = line_of(loaders)
+        dominant = dominant_loader(batch_groups[pid], line)
+        boundaries = sorted((e for e in batch_groups[pid] if line(e.get("l")) == dominant), key=lambda e: e["t"])
+        return pid, boundaries, "dataloader"
+    return None
+
+
+def _loader_waits(in_window, loaders, window, phases) -> tuple:
+    """(the training loader's batches in the window, their wait, other loaders' wait, the
+    evaluation entry): waits are None when no batch fell in the window."""
+    if not in_window:
+        return in_window, None, None, (_evaluation([], [], window, phases) if phases else None)
+    # The training pipeline is the loader line that gave most batches in the window; batches
+    # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
+    line = line_of(loaders)
+    training = dominant_loader(in_window, line)
+    # Batches taken while the model is in eval mode are evaluation's too, whatever line built
+    # their loader (a Trainer builds its training and evaluation loaders at one user line).
+    evaluating = {id(e) for e in in_window if line(e.get("l")) != training or during(e["t"], phases)}
+    others = [e for e in in_window if id(e) in evaluating]
+    in_window = [e for e in in_window if id(e) not in evaluating]
+    evaluation = _evaluation(in_window, others, window, phases)
+    if evaluation and others:
+        # Which loader line trained and which evaluated, for the loaders' roles.
+        evaluation.update(training_loader=training, loaders=sorted({line(e.get("l")) for e in others}, key=str))
+    return in_window, total(in_window, "w"), (total(others, "w") if others else None), evaluation
+
+
+def _gap_waits(boundaries, phases, start):
+    """(batch preparation, the host's waits for the GPU, the CPU share of the preparation) over the
+    host time before each training step's first forward, or None without such gaps."""
+    training = steps_outside(boundaries, phases) if phases else range(len(boundaries))
+    gaps = [e for i, e in enumerate(boundaries) if i in training and e["t"] > start and "f" in e]
+    if not gaps:
+        return None
+    # The host's waits for the GPU in that time (a blocking copy that first waits for the
+    # previous step's kernels, an .item()) are not batch preparation.
+    device_wait = min(total(gaps, "fw"), total(gaps, "f"))
+    data_wait = total(gaps, "f") - device_wait
+    return data_wait, device_wait, (min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None)
+
+
 def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=(), eval_phases=()) -> dict:
     """`steps`, `batches`: events from every process (tagged with pid); `loaders`: loader events;
     `backward_steps`: backward passes of loops without an optimizer (used only when no optimizer
@@ -30,20 +81,11 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     over other loaders."""
     step_groups = _by_process(steps)
     batch_groups = _by_process(batches)
-    backward_groups = _by_process(backward_steps)
-    if step_groups or backward_groups:
-        groups, source = (step_groups, "optimizer") if step_groups else (backward_groups, "backward")
-        pid = max(groups, key=lambda p: sum(count(e) for e in groups[p]))
-        boundaries = sorted(groups[pid], key=lambda e: e["t"])
-    elif batch_groups:
-        pid = max(batch_groups, key=lambda p: sum(count(e) for e in batch_groups[p]))
-        line = line_of(loaders)
-        dominant = dominant_loader(batch_groups[pid], line)
-        boundaries = sorted((e for e in batch_groups[pid] if line(e.get("l")) == dominant), key=lambda e: e["t"])
-        source = "dataloader"
-    else:
+    found = _training_boundaries(step_groups, batch_groups, _by_process(backward_steps), loaders)
+    if found is None:
         return {"count": 0, "source": None, "data_wait_share": None, "median_step_s": None,
                 "samples_per_second": None, "measured": 0}
+    pid, boundaries, source = found
     total_steps = sum(count(e) for e in boundaries)
     skip = 1 + max(int(warmup_steps or 0), 0)
     items = _expand_marks(boundaries)
@@ -59,44 +101,17 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
     timed_steps = [(t, d) for t, d, w in durations(boundaries) if t > start and w == 1]
 
     process_batches = batch_groups.get(pid, [])
-    wait_source = None
-    data_wait = None
     phases = phases_in(eval_phases, pid, start, end)
-    in_window = _in_window(process_batches, start, end)
-    other_wait = None
-    evaluation = None
-    if in_window:
-        # The training pipeline is the loader line that gave most batches in the window; batches
-        # of other loaders (evaluation, a probe set) are time spent evaluating, never data wait.
-        line = line_of(loaders)
-        training = dominant_loader(in_window, line)
-        # Batches taken while the model is in eval mode are evaluation's too, whatever line built
-        # their loader (a Trainer builds its training and evaluation loaders at one user line).
-        evaluating = {id(e) for e in in_window if line(e.get("l")) != training or during(e["t"], phases)}
-        others = [e for e in in_window if id(e) in evaluating]
-        in_window = [e for e in in_window if id(e) not in evaluating]
-        data_wait = total(in_window, "w")
-        other_wait = total(others, "w") if others else None
-        wait_source = "dataloader"
-        evaluation = _evaluation(in_window, others, window, phases)
-        if evaluation and others:
-            # Which loader line trained and which evaluated, for the loaders' roles.
-            evaluation.update(training_loader=training,
-                              loaders=sorted({line(e.get("l")) for e in others}, key=str))
-    elif phases:
-        evaluation = _evaluation([], [], window, phases)
+    in_window, data_wait, other_wait, evaluation = _loader_waits(
+        _in_window(process_batches, start, end), loaders, window, phases)
+    wait_source = "dataloader" if data_wait is not None else None
     gap_cpu_share = None
     device_wait = None
     if not in_window and source in ("optimizer", "backward"):
-        training = steps_outside(boundaries, phases) if phases else range(len(boundaries))
-        gaps = [e for i, e in enumerate(boundaries) if i in training and e["t"] > start and "f" in e]
-        if gaps:
-            # The host's waits for the GPU in that time (a blocking copy that first waits for the
-            # previous step's kernels, an .item()) are not batch preparation.
-            device_wait = min(total(gaps, "fw"), total(gaps, "f"))
-            data_wait = total(gaps, "f") - device_wait
+        gap = _gap_waits(boundaries, phases, start)
+        if gap is not None:
+            data_wait, device_wait, gap_cpu_share = gap
             wait_source = "before-first-forward"
-            gap_cpu_share = min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None
     # Evaluation passes are left out of both the data wait and the time it is a share of.
     training_window = window - (evaluation or {}).get("seconds", 0.0)
     share = min(data_wait / training_window, 1.0) if data_wait is not None and training_window > 0 else None

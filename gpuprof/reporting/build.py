@@ -94,14 +94,9 @@ def varying_step_notes(steps: dict) -> list:
     return notes
 
 
-def build_report(record: dict, run_dir: str = None) -> dict:
-    meta = record.get("meta", {})
-    groups = record.get("processes", [])
-    processes = registered_processes(groups)
-    attached = meta.get("kind") == "attach"
-    probes, probe_notes = attached_sections(record) if attached else probe_sections(groups, meta)
-    gpus, gpu_status = job_gpu_figures(record, probes, processes)
-    system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
+def run_notes(meta: dict, system: dict, gpus: list, gpu_status: dict) -> list:
+    """What the report says first about the run itself: an unfinished record, missing or lagging
+    samples, the job's limits, the GPUs, a SIGKILL."""
     notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
     if meta.get("status") != "finished":
         notes.append("the supervisor did not finish this run: figures are partial")
@@ -113,18 +108,53 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     notes.extend(gpu_notes(gpus, gpu_status))
     if meta.get("signal") == "SIGKILL":
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
+    return notes
+
+
+def how_it_ended(meta: dict, stopped: list) -> tuple:
+    """(exit code, outcome): a stop gpuprof made after --steps is planned, not a failure."""
+    exit_code = meta.get("exit_code")
+    outcome = exit_description(meta)
+    if stopped and (exit_code == 0 or meta.get("signal") == "SIGINT"):
+        exit_code = 0
+        outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
+    return exit_code, outcome
+
+
+def step_notes(record: dict, system: dict, probes: dict) -> list:
+    """What the steps show beside the verdict: varying steps, the environment's share, slow steps
+    that coincide with memory stalls, shared memory running short."""
+    notes = varying_step_notes(probes["steps"]) + environment_notes(probes.get("environment"))
+    stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
+                                         probes["steps"].get("slow_steps_at") or [])
+    if stalls:
+        swapped = ((system.get("memory") or {}).get("events") or {}).get("pswpin") or 0
+        notes.append(f"the {stalls['steps']} slowest steps coincide with memory stalls: tasks waited on memory "
+                     f"{stalls['during']:.0%} of their time ({stalls['overall']:.0%} over the run)"
+                     + (f", and {swapped} pages were swapped in" if swapped else "")
+                     + ": the machine is short of memory (fewer workers, a smaller prefetch_factor, or more memory)")
+    tight = shm_note(system, probes.get("dataloaders"))
+    if tight:
+        notes.append(tight)
+    return notes
+
+
+def build_report(record: dict, run_dir: str = None) -> dict:
+    meta = record.get("meta", {})
+    groups = record.get("processes", [])
+    processes = registered_processes(groups)
+    attached = meta.get("kind") == "attach"
+    probes, probe_notes = attached_sections(record) if attached else probe_sections(groups, meta)
+    gpus, gpu_status = job_gpu_figures(record, probes, processes)
+    system = dict(summarize_system(record.get("system", {})), gpus=gpus, gpu_status=gpu_status)
+    notes = run_notes(meta, system, gpus, gpu_status)
     probes_on = (meta.get("settings") or {}).get("probes", True)
     probe_gap = None
     if probes_on and not processes and not attached:
         probe_gap, note = probes_could_not_load(meta.get("command") or [])
         notes.append(note)
     stopped = events_of_kind(groups, kinds.STEP_LIMIT)
-    exit_code = meta.get("exit_code")
-    outcome = exit_description(meta)
-    if stopped and (exit_code == 0 or meta.get("signal") == "SIGINT"):
-        # gpuprof itself ended the program after --steps: a planned stop, not a failure.
-        exit_code = 0
-        outcome = f"stopped by gpuprof at a step boundary after {stopped[0].get('steps')} measured steps (--steps)"
+    exit_code, outcome = how_it_ended(meta, stopped)
     steps = probes["steps"]
     system = dict(system, job=dict(system["job"], cores_busy_in_window=cores_busy_between(
         record.get("system", {}), steps.get("window_start"), steps.get("window_end"))))
@@ -152,19 +182,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     advice = advice_for(judged, memory, probes)
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
-    notes.extend(varying_step_notes(probes["steps"]))
-    notes.extend(environment_notes(probes.get("environment")))
-    stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
-                                         probes["steps"].get("slow_steps_at") or [])
-    if stalls:
-        swapped = ((system.get("memory") or {}).get("events") or {}).get("pswpin") or 0
-        notes.append(f"the {stalls['steps']} slowest steps coincide with memory stalls: tasks waited on memory "
-                     f"{stalls['during']:.0%} of their time ({stalls['overall']:.0%} over the run)"
-                     + (f", and {swapped} pages were swapped in" if swapped else "")
-                     + ": the machine is short of memory (fewer workers, a smaller prefetch_factor, or more memory)")
-    tight = shm_note(system, probes.get("dataloaders"))
-    if tight:
-        notes.append(tight)
+    notes.extend(step_notes(record, system, probes))
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
