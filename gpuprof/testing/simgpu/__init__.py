@@ -12,7 +12,7 @@ docs/simulated-gpu.md says what each part follows in NVIDIA's documentation."""
 
 import os
 
-from gpuprof.testing.simgpu.machine import ENV, Gpu, Machine, MigInstance, load
+from .machine import ENV, Gpu, Machine, MigInstance, load
 
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shim")
 

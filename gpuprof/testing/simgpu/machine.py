@@ -39,6 +39,7 @@ class Gpu:
     idle_sm_clock_mhz: int = 345
     busy_sm_clock_mhz: int = 0             # 0: the top clock; lower with `clock_reasons` set while busy
     busy_clock_reasons: int = 0            # nvmlClocksEventReasons bits held while busy (0x4 sw power cap)
+    idle_after_s: float = 0.25             # the clocks drop to idle once no kernel ran for this long
     tflops: dict = field(default_factory=lambda: {"float32": 67.0, "tf32": 494.0, "bfloat16": 989.0,
                                                   "float16": 989.0, "int8": 1979.0})
     efficiency: float = 0.7                # share of the peak a large kernel reaches

@@ -33,22 +33,40 @@ class ActivityWriter:
 
     def __init__(self, device_folder: str, pid: int = None):
         pid = pid or os.getpid()
-        self.fd = os.open(log_path(device_folder, pid), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        self.fd = os.open(log_path(device_folder, pid), os.O_RDWR | os.O_CREAT, 0o644)
         self.mem_fd = os.open(memory_path(device_folder, pid), os.O_RDWR | os.O_CREAT, 0o644)
         self.last = None            # (start, end, sm, kind, bytes) of the record at `last_offset`
         self.last_offset = None
         self.size = os.fstat(self.fd).st_size
 
     def add(self, start: float, end: float, sm_active: float, kind: int, nbytes: int = 0) -> None:
-        last = self.last
-        if last is not None and kind == last[3] and abs(sm_active - last[2]) < 1e-6 and start <= last[1] + 1e-6:
-            self.last = (last[0], max(end, last[1]), last[2], kind, last[4] + nbytes)
-            os.pwrite(self.fd, RECORD.pack(*self.last), self.last_offset)
-            return
-        self.last = (start, end, sm_active, kind, nbytes)
-        self.last_offset = self.size
-        os.write(self.fd, RECORD.pack(*self.last))
-        self.size += RECORD.size
+        self.add_many([(start, end, sm_active, kind, nbytes)])
+
+    def add_many(self, records) -> None:
+        """Records (start, end, sm_active, kind, bytes) in the order they end, in one write: the last
+        record extended in place where the first continues it, the rest appended."""
+        at = None                   # where the bytes to write begin: the last record's offset, or the end
+        chunk = []
+        for start, end, sm_active, kind, nbytes in records:
+            last = self.last
+            if last is not None and kind == last[3] and abs(sm_active - last[2]) < 1e-6 and start <= last[1] + 1e-6:
+                self.last = (last[0], max(end, last[1]), last[2], kind, last[4] + nbytes)
+                if chunk:
+                    chunk[-1] = self.last
+                else:
+                    at = self.last_offset
+                    chunk.append(self.last)
+                continue
+            if at is None:
+                at = self.size
+            self.last = (start, end, sm_active, kind, nbytes)
+            self.last_offset = self.size
+            self.size += RECORD.size
+            chunk.append(self.last)
+        if chunk:
+            # Positioned writes only: with O_APPEND, Linux would append even a write meant to
+            # extend the last record in place (pwrite(2), BUGS).
+            os.pwrite(self.fd, b"".join(RECORD.pack(*record) for record in chunk), at)
 
     def memory(self, now_bytes: int, peak_bytes: int) -> None:
         os.pwrite(self.mem_fd, MEMORY.pack(int(now_bytes), int(peak_bytes)), 0)

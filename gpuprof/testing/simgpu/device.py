@@ -1,0 +1,347 @@
+"""One simulated CUDA device's timeline: streams, copy engines, events, kernels and memory, timed as
+CUDA's documents say, with no torch in sight (the torch face drives it; tests drive it with a fake
+clock).
+
+Time is CLOCK_MONOTONIC seconds (`time.monotonic`), the clock every process of a run shares. Each
+stream keeps a tail: when the work queued on it ends. Work is queued, never run: a launch returns at
+once and the work "runs" from max(now, tail) on; the host waits only where CUDA makes it wait
+(synchronisation, a copy that holds the host, a full launch queue). Kernels of all streams share
+the device's compute (one after another); copies run on the copy engines, beside kernels.
+
+Copies follow "API synchronization behavior" (CUDA Runtime API) and PyTorch's copy_kernel_cuda
+(aten/src/ATen/native/cuda/Copy.cu: a blocking copy is cudaMemcpyAsync then cudaStreamSynchronize):
+- host to device from pageable memory: the stream is synchronised first, then the copy is staged
+  at the pageable bandwidth with the host held until it is done, non_blocking or not;
+- host to device from pinned memory: queued on the stream and a copy engine; non_blocking returns
+  at once, blocking holds the host until the stream (the copy included) is done;
+- device to host: into pageable memory, the stream is synchronised and the host held until the copy
+  is done; into pinned memory with non_blocking, queued like a pinned upload."""
+
+import collections
+import time
+
+from . import state
+
+LAUNCH_QUEUE = 1024          # launches pending on one stream before a launch waits
+BLOCK = 2 << 20              # the caching allocator reserves device memory in 2 MiB blocks
+ROUND = 512                  # and rounds every allocation up to 512 bytes
+
+
+class RealClock:
+    """time.monotonic, and a host that really waits."""
+
+    @staticmethod
+    def now() -> float:
+        return time.monotonic()
+
+    @staticmethod
+    def sleep_until(t: float) -> None:
+        while True:
+            left = t - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(left)
+
+
+class FakeClock:
+    """A clock for tests: it moves only when told to or when the host waits."""
+
+    def __init__(self, start: float = 1000.0):
+        self.t = start
+
+    def now(self) -> float:
+        return self.t
+
+    def sleep_until(self, t: float) -> None:
+        self.t = max(self.t, t)
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+class NoRecorder:
+    """Where a device's work goes when nobody keeps it."""
+
+    def add(self, start, end, sm_active, kind, nbytes=0):
+        pass
+
+    def memory(self, now_bytes, peak_bytes):
+        pass
+
+    def flush(self):
+        pass
+
+
+class Stream:
+    __slots__ = ("device", "stream_id", "priority", "tail", "pending")
+
+    def __init__(self, device, stream_id: int, priority: int = 0):
+        self.device = device
+        self.stream_id = stream_id
+        self.priority = priority
+        self.tail = 0.0                        # when the work queued so far ends
+        self.pending = collections.deque()     # end times of launches not yet finished
+
+
+class Event:
+    """A CUDA event: `at` is when the stream it was recorded on reaches it (None: never recorded)."""
+    __slots__ = ("enable_timing", "device", "at")
+
+    def __init__(self, enable_timing: bool = False):
+        self.enable_timing = enable_timing
+        self.device = None
+        self.at = None
+
+
+class OutOfMemory(Exception):
+    """An allocation the device cannot hold; the message is PyTorch's caching allocator's."""
+
+
+class EventError(Exception):
+    """An event read the way PyTorch refuses; `code` says which Python error it raises."""
+
+    def __init__(self, message: str, code: str):
+        super().__init__(message)
+        self.code = code
+
+
+def format_size(nbytes: float) -> str:
+    """Bytes as PyTorch's out-of-memory message writes them."""
+    if nbytes < 1024:
+        return f"{int(nbytes)} bytes"
+    for unit, scale in (("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if nbytes < scale * 1024:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes / (1 << 30):.2f} GiB"
+
+
+class Memory:
+    """A process's memory on one device as PyTorch's caching allocator keeps it: bytes of live
+    tensors (allocated) inside reserved 2 MiB blocks that stay reserved until empty_cache. The CUDA
+    context takes `context_bytes` of the device before any tensor."""
+
+    def __init__(self, total: int, context_bytes: int, index: int = 0, pid: int = 0):
+        self.total, self.context_bytes, self.index, self.pid = total, context_bytes, index, pid
+        self.allocated = self.peak = self.reserved = self.peak_reserved = 0
+        self.ooms = 0
+        self.allocations = 0
+
+    @property
+    def capacity(self) -> int:
+        return self.total - self.context_bytes
+
+    def allocate(self, nbytes: int) -> None:
+        size = -(-int(nbytes) // ROUND) * ROUND
+        needed = -(-(self.allocated + size) // BLOCK) * BLOCK
+        if needed > self.capacity:
+            self.ooms += 1
+            raise OutOfMemory(self.oom_message(size))
+        self.allocated += size
+        self.allocations += 1
+        self.peak = max(self.peak, self.allocated)
+        if needed > self.reserved:
+            self.reserved = needed
+            self.peak_reserved = max(self.peak_reserved, needed)
+
+    def free(self, nbytes: int) -> None:
+        size = -(-int(nbytes) // ROUND) * ROUND
+        self.allocated = max(0, self.allocated - size)
+
+    def empty_cache(self) -> None:
+        self.reserved = -(-self.allocated // BLOCK) * BLOCK
+
+    def reset_peaks(self) -> None:
+        self.peak, self.peak_reserved = self.allocated, self.reserved
+
+    def held(self) -> int:
+        """What the driver sees this process hold on the device: its context and reserved blocks."""
+        return self.context_bytes + self.reserved
+
+    def free_bytes(self) -> int:
+        return max(0, self.total - self.held())
+
+    def oom_message(self, size: int) -> str:
+        return (f"CUDA out of memory. Tried to allocate {format_size(size)}. GPU {self.index} has a total "
+                f"capacity of {format_size(self.total)} of which {format_size(self.free_bytes())} is free. "
+                f"Including non-PyTorch memory, this process has {format_size(self.held())} memory in use. "
+                f"Of the allocated memory {format_size(self.allocated)} is allocated by PyTorch, and "
+                f"{format_size(self.reserved - self.allocated)} is reserved by PyTorch but unallocated. "
+                "If reserved but unallocated memory is large try setting "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation "
+                "for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)")
+
+
+class Device:
+    """One CUDA device of one process: its streams' timelines, its copy engines and its memory."""
+
+    def __init__(self, spec, index: int = 0, clock=None, recorder=None, pid: int = 0):
+        self.spec = spec
+        self.index = index
+        self.clock = clock or RealClock()
+        self.recorder = recorder or NoRecorder()
+        self.memory = Memory(spec.memory_bytes, spec.context_bytes, index, pid)
+        self.default_stream = Stream(self, 0)
+        self.next_stream_id = 1
+        self.compute_tail = 0.0
+        self.engines = [0.0] * max(1, int(spec.copy_engines))
+        self.busy_until = 0.0                 # the latest tail of any stream
+        self.scale = spec.max_clock_mhz / spec.clock_mhz if 0 < spec.clock_mhz < spec.max_clock_mhz else 1.0
+
+    def new_stream(self, priority: int = 0) -> Stream:
+        stream = Stream(self, self.next_stream_id, priority)
+        self.next_stream_id += 1
+        return stream
+
+    # ---- how long work takes
+
+    def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32") -> float:
+        """max(min_kernel_s, flops at the dtype's peak times efficiency + bytes at the memory
+        bandwidth), slowed by a clock held below its top."""
+        spec = self.spec
+        peak = spec.tflops.get(dtype) or spec.tflops.get("float32") or 1.0
+        seconds = flops / (peak * 1e12 * spec.efficiency) + nbytes / spec.memory_bandwidth
+        return max(spec.min_kernel_s, seconds * self.scale)
+
+    def sm_share(self, work_items: float, per_sm: float = 2048) -> float:
+        """The share of the SMs a kernel keeps active: its work items over what the SMs hold at once."""
+        return min(1.0, max(work_items, 1) / (self.spec.sm_count * per_sm))
+
+    def sleep_seconds(self, cycles: int) -> float:
+        """torch.cuda._sleep(cycles): a spin of that many cycles at the SM clock."""
+        return max(0, cycles) / (self.spec.clock_mhz * 1e6)
+
+    # ---- queuing work
+
+    def _admit(self, stream: Stream) -> float:
+        """Now, after waiting for room in the stream's launch queue when it is full."""
+        now = self.clock.now()
+        pending = stream.pending
+        while pending and pending[0] <= now:
+            pending.popleft()
+        if len(pending) >= LAUNCH_QUEUE:
+            self.wait_until(pending[len(pending) - LAUNCH_QUEUE])
+            now = self.clock.now()
+            while pending and pending[0] <= now:
+                pending.popleft()
+        return now
+
+    def _queued(self, stream: Stream, end: float) -> None:
+        stream.tail = end
+        stream.pending.append(end)
+        if end > self.busy_until:
+            self.busy_until = end
+
+    def kernel(self, stream: Stream, seconds: float, sm_active: float) -> tuple:
+        """Queue a kernel; returns (start, end). The host does not wait."""
+        now = self._admit(stream)
+        start = max(now, stream.tail, self.compute_tail)
+        end = start + seconds
+        self.compute_tail = end
+        self._queued(stream, end)
+        self.recorder.add(start, end, sm_active, state.KERNEL, 0)
+        return start, end
+
+    def copy_to_device(self, stream: Stream, nbytes: int, pinned: bool, non_blocking: bool) -> tuple:
+        """A host-to-device copy; returns (start, end) and leaves the host where CUDA leaves it."""
+        if not pinned:
+            return self._held_copy(stream, nbytes, self.spec.pageable_copy_bandwidth, 0, state.H2D)
+        return self._queued_copy(stream, nbytes, self.spec.pinned_copy_bandwidth, 0, state.H2D, hold=not non_blocking)
+
+    def copy_to_host(self, stream: Stream, nbytes: int, pinned: bool, non_blocking: bool) -> tuple:
+        """A device-to-host copy into pinned or pageable host memory."""
+        engine = 1 % len(self.engines)
+        if pinned and non_blocking:
+            return self._queued_copy(stream, nbytes, self.spec.pinned_copy_bandwidth, engine, state.D2H, hold=False)
+        bandwidth = self.spec.pinned_copy_bandwidth if pinned else self.spec.pageable_copy_bandwidth
+        return self._held_copy(stream, nbytes, bandwidth, engine, state.D2H)
+
+    def _held_copy(self, stream, nbytes, bandwidth, engine, kind) -> tuple:
+        """Stream synchronised first, then the copy with the host held until it is done."""
+        self.wait_until(stream.tail)
+        now = self.clock.now()
+        start = max(now, self.engines[engine])
+        end = start + nbytes / bandwidth
+        self.engines[engine] = end
+        self._queued(stream, end)
+        self.recorder.add(start, end, 0.0, kind, nbytes)
+        self.wait_until(end)
+        return start, end
+
+    def _queued_copy(self, stream, nbytes, bandwidth, engine, kind, hold: bool) -> tuple:
+        """Queued after the stream's work on a copy engine; `hold`: the host waits for the stream."""
+        now = self._admit(stream)
+        start = max(now, stream.tail, self.engines[engine])
+        end = start + nbytes / bandwidth
+        self.engines[engine] = end
+        self._queued(stream, end)
+        self.recorder.add(start, end, 0.0, kind, nbytes)
+        if hold:
+            self.wait_until(end)
+        return start, end
+
+    # ---- memory
+
+    def allocate(self, nbytes: int) -> None:
+        """Room for a new tensor; raises OutOfMemory (PyTorch's message) when the device is full."""
+        self.memory.allocate(nbytes)
+        self.note_memory()
+
+    def free(self, nbytes: int) -> None:
+        self.memory.free(nbytes)
+        self.note_memory()
+
+    def note_memory(self, force: bool = False) -> None:
+        """Tell the recorder what the driver sees this process hold (context and reserved blocks)."""
+        memory = self.memory
+        self.recorder.memory(memory.held(), memory.context_bytes + memory.peak_reserved)
+        if force:
+            self.recorder.flush()
+
+    # ---- synchronisation
+
+    def wait_until(self, t: float) -> None:
+        """The host waits for the device until `t`; readers of the files see the work meanwhile."""
+        if t > self.clock.now():
+            self.recorder.flush()
+            self.clock.sleep_until(t)
+
+    def synchronize(self) -> None:
+        """cudaDeviceSynchronize: the host waits for every stream of the device."""
+        self.wait_until(self.busy_until)
+
+    def stream_synchronize(self, stream: Stream) -> None:
+        self.wait_until(stream.tail)
+
+    def stream_query(self, stream: Stream) -> bool:
+        return self.clock.now() >= stream.tail
+
+    def wait_stream(self, stream: Stream, other: Stream) -> None:
+        """Work queued on `stream` from now on starts after what `other` has queued so far."""
+        stream.tail = max(stream.tail, other.tail)
+
+    def record(self, event: Event, stream: Stream) -> None:
+        event.device = self
+        event.at = max(self.clock.now(), stream.tail)
+
+    def wait_event(self, stream: Stream, event: Event) -> None:
+        if event.at is not None:
+            stream.tail = max(stream.tail, event.at)
+
+    def event_query(self, event: Event) -> bool:
+        return event.at is None or self.clock.now() >= event.at
+
+    def event_synchronize(self, event: Event) -> None:
+        if event.at is not None:
+            self.wait_until(event.at)
+
+
+def elapsed_ms(start: Event, end: Event, now: float) -> float:
+    """cudaEventElapsedTime with PyTorch's checks before it (CUDAEvent::elapsed_time): both events
+    timed, both recorded (`ValueError` in Python), both done (`RuntimeError`)."""
+    if not (start.enable_timing and end.enable_timing):
+        raise EventError("Both events must be created with argument 'enable_timing=True'.", "value")
+    if start.at is None or end.at is None:
+        raise EventError("Both events must be recorded before calculating elapsed time.", "value")
+    if now < start.at or now < end.at:
+        raise EventError("Both events must be completed before calculating elapsed time.", "runtime")
+    return (end.at - start.at) * 1000.0
