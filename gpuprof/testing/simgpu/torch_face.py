@@ -9,7 +9,8 @@ real GPU runs unchanged on a CPU-only torch and times as CUDA would.
 - A TorchFunctionMode turns every CUDA device argument (`device="cuda:1"`, `x.to("cuda")`,
   `x.cuda()`, `torch.tensor(data, device="cuda")`) into the meta device, with the target device
   current for the call; a TorchDispatchMode (torch_ops.py) times every aten op. Both are pushed in
-  the thread that installs the face and in every thread started afterwards.
+  the thread that installs the face and in every thread started afterwards (popped again when
+  that thread's target is done).
 - `pin_memory()` returns a real host copy marked pinned; `is_pinned()` reads the mark.
 - `torch.autocast("cuda")` casts the inputs of device ops as it would on a GPU (torch_autocast.py).
 
