@@ -45,3 +45,22 @@ def where_in(startup: dict, *parts):
 def why(startup: dict, saved_s: float, what: str) -> str:
     return (f"{what} took {saved_s:.1f} s of a {startup['seconds']:.1f} s start-up ({startup['share']:.0%} of the "
             f"run); without it the run is {wall_seconds(startup):.1f} s -> {wall_seconds(startup) - saved_s:.1f} s")
+
+
+def part_fix(parts: tuple, what: str, detail: str, snippet: str):
+    """The build of a fix that removes these parts of the start-up from later runs: offered where
+    they are a notable part of a notable start-up, estimated on the run's wall time."""
+    from gpuprof.advice.fix import MIN_GAIN
+
+    def build(ev, s):
+        found = notable_part(ev, *parts)
+        if found is None:
+            return None
+        startup, seconds = found
+        gain = run_gain(startup, seconds)
+        if gain is None or gain < MIN_GAIN:
+            return None
+        return {"estimated_speedup": gain, "where": where_in(startup, *parts), "detail": detail,
+                "snippet": snippet, "why": why(startup, seconds, what)}
+
+    return build

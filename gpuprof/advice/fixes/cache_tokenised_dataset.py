@@ -2,8 +2,8 @@
 later runs, instead of rebuilding it at every start-up. Estimated on the run's wall time: the
 dataset part of the start-up goes, the load of the cached copy is taken as free."""
 
-from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.startup_terms import notable_part, run_gain, where_in, why
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.startup_terms import part_fix
 from gpuprof.analysis import bottlenecks
 from gpuprof.record import startup_parts
 
@@ -17,20 +17,15 @@ tokenised = datasets.load_from_disk("cache/tokenised")
 """
 
 
+_build = part_fix(PARTS, "building the dataset",
+                  "build the dataset once and load it on later runs: with Hugging Face datasets keep "
+                  "map()'s cache (a function it can hash, load_from_cache_file left on) or save_to_disk() "
+                  "the result and load_from_disk() it; with your own code save the built tensors to a file",
+                  SNIPPET)
+
+
 def build(ev, s):
-    found = notable_part(ev, *PARTS)
-    if found is None:
-        return None
-    startup, seconds = found
-    gain = run_gain(startup, seconds)
-    if gain is None or gain < MIN_GAIN:
-        return None
-    return {"estimated_speedup": gain, "where": where_in(startup, *PARTS),
-            "detail": "build the dataset once and load it on later runs: with Hugging Face datasets keep "
-                      "map()'s cache (a function it can hash, load_from_cache_file left on) or save_to_disk() "
-                      "the result and load_from_disk() it; with your own code save the built tensors to a file",
-            "snippet": SNIPPET,
-            "why": why(startup, seconds, "building the dataset")}
+    return _build(ev, s)
 
 
 FIX = Fix(id="cache-tokenised-dataset", title="Cache the built (tokenised) dataset between runs", effort=2,

@@ -3,8 +3,8 @@ recipes): its FX graph and AOTAutograd caches live under TORCHINDUCTOR_CACHE_DIR
 the system's temp directory, which a container or a fresh node loses. Estimated on the run's
 wall time with the whole compilation part gone, an upper bound (a warm cache still loads)."""
 
-from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.startup_terms import notable_part, run_gain, where_in, why
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.startup_terms import part_fix
 from gpuprof.analysis import bottlenecks
 from gpuprof.record import startup_parts
 
@@ -19,19 +19,14 @@ export TORCHINDUCTOR_FX_GRAPH_CACHE=1
 """
 
 
+_build = part_fix(PARTS, "compilation",
+                  "keep torch.compile's caches between runs: a persistent TORCHINDUCTOR_CACHE_DIR with the "
+                  "FX graph cache on, or torch.compiler.save_cache_artifacts()/load_cache_artifacts()",
+                  SNIPPET)
+
+
 def build(ev, s):
-    found = notable_part(ev, *PARTS)
-    if found is None:
-        return None
-    startup, seconds = found
-    gain = run_gain(startup, seconds)
-    if gain is None or gain < MIN_GAIN:
-        return None
-    return {"estimated_speedup": gain, "where": where_in(startup, *PARTS),
-            "detail": "keep torch.compile's caches between runs: a persistent TORCHINDUCTOR_CACHE_DIR with the "
-                      "FX graph cache on, or torch.compiler.save_cache_artifacts()/load_cache_artifacts()",
-            "snippet": SNIPPET,
-            "why": why(startup, seconds, "compilation")}
+    return _build(ev, s)
 
 
 FIX = Fix(id="compile-cache", title="Keep torch.compile's cache between runs", effort=1,

@@ -2,8 +2,8 @@
 sample's file up when it is first read, instead of walking the storage at every start-up.
 Estimated on the run's wall time: the indexing part of the start-up goes."""
 
-from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.startup_terms import notable_part, run_gain, where_in, why
+from gpuprof.advice.fix import Fix
+from gpuprof.advice.startup_terms import part_fix
 from gpuprof.analysis import bottlenecks
 from gpuprof.record import startup_parts
 
@@ -19,19 +19,14 @@ else:
 """
 
 
+_build = part_fix(PARTS, "listing and checking the data files",
+                  "save the list of data files once and read it on later runs, and open or check each file "
+                  "when its sample is first read (in __getitem__) rather than all of them at start-up",
+                  SNIPPET)
+
+
 def build(ev, s):
-    found = notable_part(ev, *PARTS)
-    if found is None:
-        return None
-    startup, seconds = found
-    gain = run_gain(startup, seconds)
-    if gain is None or gain < MIN_GAIN:
-        return None
-    return {"estimated_speedup": gain, "where": where_in(startup, *PARTS),
-            "detail": "save the list of data files once and read it on later runs, and open or check each file "
-                      "when its sample is first read (in __getitem__) rather than all of them at start-up",
-            "snippet": SNIPPET,
-            "why": why(startup, seconds, "listing and checking the data files")}
+    return _build(ev, s)
 
 
 FIX = Fix(id="lazy-dataset-indexing", title="Index the dataset once (or lazily), not at every start-up", effort=2,
