@@ -88,9 +88,37 @@ class Evidence:
 def gather(sections: dict) -> Evidence:
     steps = sections.get("steps") or {}
     system = sections.get("system") or {}
-    job = system.get("job") or {}
     loaders = sections.get("dataloaders") or []
     ev = Evidence()
+    _read_steps(ev, steps)
+    ev.probes = sections.get("probes", True)
+    _read_system(ev, system)
+    ev.evaluation = steps.get("evaluation") or None
+    ev.env = sections.get("environment") or None
+    ev.env_share = (ev.env or {}).get("share")
+    ev.startup = sections.get("startup") or None
+    if loaders:
+        ev.loader = loaders[0]
+        _read_producer(ev, ev.loader.get("producer") or {})
+    if ev.wait_source in HANDWRITTEN and steps.get("data_wait_cpu_share") is not None:
+        _read_inline_producer(ev, steps)
+    _read_gpus(ev, system.get("gpus") or [], sections.get("cuda_devices"))
+    copies = sections.get("copies") or {}
+    ev.copies = copies
+    if copies.get("count") and copies.get("seconds") is not None and ev.window_s:
+        ev.copy_share = min(copies["seconds"] / ev.window_s, 1.0)
+    ev.hdf5 = sections.get("hdf5") or []
+    ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
+    ev.data_parallel_where = (sections.get("frameworks") or {}).get("data_parallel_where")
+    ev.model = sections.get("model") or None
+    ev.optimizer_share = (((steps.get("sampled") or {}).get("shares")) or {}).get("optimizer")
+    ev.cpu_flags = tuple(system.get("cpu_flags") or ())
+    ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
+    return ev
+
+
+def _read_steps(ev: Evidence, steps: dict) -> None:
+    """The step counts, data-wait share and training threads' CPU that every input rule starts from."""
     ev.steps = steps.get("count") or 0
     ev.measured_steps = steps.get("measured") or 0
     ev.attached = steps.get("basis") == "attached"
@@ -101,7 +129,11 @@ def gather(sections: dict) -> Evidence:
     ev.training_cpu_wait = training.get("wait_share")
     if training.get("run_s") is not None and ev.window_s:
         ev.training_cores = training["run_s"] / ev.window_s
-    ev.probes = sections.get("probes", True)
+
+
+def _read_system(ev: Evidence, system: dict) -> None:
+    """The machine's CPUs, pressure, disk and memory, and the cgroup limits that bound the job."""
+    job = system.get("job") or {}
     ev.cpu_count = system.get("cpu_count") or 1
     # The measured steps' own CPU when the samples cover them (start-up and imports left out).
     ev.cores_busy = job.get("cores_busy_in_window") if job.get("cores_busy_in_window") is not None else job.get("cores_busy")
@@ -120,58 +152,51 @@ def gather(sections: dict) -> Evidence:
         # A cgroup's memory limit bounds the job whatever the host has free.
         ev.memory_available = min(ev.memory_available or limit["memory_limit_bytes"], limit["memory_limit_bytes"])
     ev.throttled_share = limit.get("throttled_share")
-    ev.evaluation = steps.get("evaluation") or None
-    ev.env = sections.get("environment") or None
-    ev.env_share = (ev.env or {}).get("share")
-    ev.startup = sections.get("startup") or None
     ev.open_files_limit = memory.get("open_files_limit")
     ev.process_rss = job.get("process_rss_peak_bytes")
-    if loaders:
-        ev.loader = loaders[0]
-        producer = ev.loader.get("producer") or {}
-        wall = producer.get("wall_s") or 0.0
-        if wall > 0 and (producer.get("batches") or ev.attached):
-            ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
-            ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
-            ev.producer_runnable_ratio = (producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall
-            if producer.get("process_cpu_s") is not None:
-                ev.producer_helped_ratio = max(producer["process_cpu_s"] - producer.get("cpu_s", 0.0), 0.0) / wall
-            ev.producer_disk_rate = producer.get("read_bytes", 0) / wall
-            chars = producer.get("read_chars") or 0
-            ev.producer_real_read_ratio = producer.get("read_bytes", 0) / chars if chars else None
-            if ev.window_s:
-                ev.producer_cores = producer.get("cpu_s", 0.0) / ev.window_s
-    if ev.wait_source in HANDWRITTEN and steps.get("data_wait_cpu_share") is not None:
-        ev.producer_cpu_ratio = ev.producer_user_ratio = steps["data_wait_cpu_share"]
-        ev.producer_runnable_ratio = None
-        ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
-        ev.data_where = steps.get("data_wait_where")
-        if (steps.get("data_wait_disk_share") or 0.0) >= 0.3:      # sampled waiting on the disk
-            ev.producer_disk_rate, ev.producer_real_read_ratio = DISK_RATE, None
-    gpus = system.get("gpus") or []
+
+
+def _read_producer(ev: Evidence, producer: dict) -> None:
+    """The dominant DataLoader's producers as ratios over the time they spent making batches."""
+    wall = producer.get("wall_s") or 0.0
+    if not (wall > 0 and (producer.get("batches") or ev.attached)):
+        return
+    ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
+    ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
+    ev.producer_runnable_ratio = (producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall
+    if producer.get("process_cpu_s") is not None:
+        ev.producer_helped_ratio = max(producer["process_cpu_s"] - producer.get("cpu_s", 0.0), 0.0) / wall
+    ev.producer_disk_rate = producer.get("read_bytes", 0) / wall
+    chars = producer.get("read_chars") or 0
+    ev.producer_real_read_ratio = producer.get("read_bytes", 0) / chars if chars else None
+    if ev.window_s:
+        ev.producer_cores = producer.get("cpu_s", 0.0) / ev.window_s
+
+
+def _read_inline_producer(ev: Evidence, steps: dict) -> None:
+    """A hand-written loop makes batches in the training thread: its sampled wait stands for the producer."""
+    ev.producer_cpu_ratio = ev.producer_user_ratio = steps["data_wait_cpu_share"]
+    ev.producer_runnable_ratio = None
+    ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
+    ev.data_where = steps.get("data_wait_where")
+    if (steps.get("data_wait_disk_share") or 0.0) >= 0.3:      # sampled waiting on the disk
+        ev.producer_disk_rate, ev.producer_real_read_ratio = DISK_RATE, None
+
+
+def _read_gpus(ev: Evidence, gpus: list, cuda_devices) -> None:
+    """The job's own GPUs' utilisation, SM activity and memory headroom, where it used any."""
     used = job_gpus(gpus)
-    if used:
-        ev.gpu = True
-        whole = [g for g in gpus if not g.get("mig")]
-        ev.gpu_count = len(whole) or len(gpus)
-        ev.gpu_util = job_gpu_util(gpus)
-        ev.gpu_sm_active = job_sm_active(gpus)
-        ev.gpu_figures = gpu_figures(gpus, whole, sections.get("cuda_devices"))
-        frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
-                 if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
-        ev.gpu_mem_free_share = min(frees) if frees else None
-    copies = sections.get("copies") or {}
-    ev.copies = copies
-    if copies.get("count") and copies.get("seconds") is not None and ev.window_s:
-        ev.copy_share = min(copies["seconds"] / ev.window_s, 1.0)
-    ev.hdf5 = sections.get("hdf5") or []
-    ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
-    ev.data_parallel_where = (sections.get("frameworks") or {}).get("data_parallel_where")
-    ev.model = sections.get("model") or None
-    ev.optimizer_share = (((steps.get("sampled") or {}).get("shares")) or {}).get("optimizer")
-    ev.cpu_flags = tuple(system.get("cpu_flags") or ())
-    ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
-    return ev
+    if not used:
+        return
+    ev.gpu = True
+    whole = [g for g in gpus if not g.get("mig")]
+    ev.gpu_count = len(whole) or len(gpus)
+    ev.gpu_util = job_gpu_util(gpus)
+    ev.gpu_sm_active = job_sm_active(gpus)
+    ev.gpu_figures = gpu_figures(gpus, whole, cuda_devices)
+    frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
+             if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
+    ev.gpu_mem_free_share = min(frees) if frees else None
 
 
 def gpu_figures(gpus: list, whole: list, cuda_devices) -> list:

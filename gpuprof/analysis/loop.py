@@ -87,36 +87,19 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
                 "samples_per_second": None, "measured": 0}
     pid, boundaries, source = found
     total_steps = sum(count(e) for e in boundaries)
-    skip = 1 + max(int(warmup_steps or 0), 0)
-    items = _expand_marks(boundaries)
-    if len(items) <= skip:
-        skip = min(1, len(items) - 1) if len(items) > 1 else 0
-    start = items[skip - 1] if skip > 0 and items else (items[0] if items else 0.0)
-    end = items[-1] if items else 0.0
+    start, end = _measured_window(boundaries, warmup_steps)
     window = max(end - start, 0.0)
-    measured = [b for b in boundaries if b["t"] > start]
     step_durations = [(d, w) for t, d, w in durations(boundaries) if t > start]
     measured_count = sum(w for _, w in step_durations)
-    per_step = [d for d, w in step_durations if w == 1]      # blocks of steps hold no single slow step
-    timed_steps = [(t, d) for t, d, w in durations(boundaries) if t > start and w == 1]
 
     process_batches = batch_groups.get(pid, [])
     phases = phases_in(eval_phases, pid, start, end)
-    in_window, data_wait, other_wait, evaluation = _loader_waits(
-        _in_window(process_batches, start, end), loaders, window, phases)
-    wait_source = "dataloader" if data_wait is not None else None
-    gap_cpu_share = None
-    device_wait = None
-    if not in_window and source in ("optimizer", "backward"):
-        gap = _gap_waits(boundaries, phases, start)
-        if gap is not None:
-            data_wait, device_wait, gap_cpu_share = gap
-            wait_source = "before-first-forward"
+    data_wait, wait_source, gap_cpu_share, device_wait, other_wait, evaluation = _data_waits(
+        boundaries, source, _in_window(process_batches, start, end), loaders, window, phases, start)
     # Evaluation passes are left out of both the data wait and the time it is a share of.
     training_window = window - (evaluation or {}).get("seconds", 0.0)
     share = min(data_wait / training_window, 1.0) if data_wait is not None and training_window > 0 else None
-    timed_backward = [b for b in measured if "b" in b]
-    backward = total(timed_backward, "b") if timed_backward else None
+    backward = _backward_seconds(boundaries, start)
     batch_size = _batch_size(loaders, process_batches)
     steps_per_second = measured_count / training_window if training_window > 0 else None
     steady = _steady(step_durations)
@@ -132,12 +115,7 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "window_end": end,
         "median_step_s": weighted_median(step_durations),
         "mean_step_s": training_window / measured_count if measured_count else None,
-        "periodic_slow_steps": periodic_spikes(per_step),
-        "slow_start": slow_start(per_step),
-        "slow_steps_at": slow_steps_at(timed_steps),
-        "p90_step_s": weighted_quantile(step_durations, 0.90) if step_durations else None,
-        "p99_step_s": weighted_quantile(step_durations, 0.99) if step_durations else None,
-        "max_step_s": max((d for d, _ in step_durations), default=None),
+        **_step_spread(boundaries, step_durations, start),
         "data_wait_s": data_wait,
         "data_wait_share": share,
         "data_wait_source": wait_source,
@@ -152,6 +130,51 @@ def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=
         "steady": steady,
         **({"evaluation": evaluation} if evaluation else {}),
     }
+
+
+def _measured_window(boundaries: list, warmup_steps) -> tuple:
+    """(start, end) of the measured steps: skipping the first and warm-up steps leaves compilation out."""
+    skip = 1 + max(int(warmup_steps or 0), 0)
+    items = _expand_marks(boundaries)
+    if len(items) <= skip:
+        skip = min(1, len(items) - 1) if len(items) > 1 else 0
+    start = items[skip - 1] if skip > 0 and items else (items[0] if items else 0.0)
+    end = items[-1] if items else 0.0
+    return start, end
+
+
+def _data_waits(boundaries, source, in_window_batches, loaders, window, phases, start) -> tuple:
+    """The DataLoader's waits where its batches fill the window, else the gaps before each first forward."""
+    in_window, data_wait, other_wait, evaluation = _loader_waits(in_window_batches, loaders, window, phases)
+    wait_source = "dataloader" if data_wait is not None else None
+    gap_cpu_share = None
+    device_wait = None
+    if not in_window and source in ("optimizer", "backward"):
+        gap = _gap_waits(boundaries, phases, start)
+        if gap is not None:
+            data_wait, device_wait, gap_cpu_share = gap
+            wait_source = "before-first-forward"
+    return data_wait, wait_source, gap_cpu_share, device_wait, other_wait, evaluation
+
+
+def _step_spread(boundaries: list, step_durations: list, start: float) -> dict:
+    """How the measured steps' durations spread: slow steps, their pattern, and the tail quantiles."""
+    per_step = [d for d, w in step_durations if w == 1]      # blocks of steps hold no single slow step
+    timed_steps = [(t, d) for t, d, w in durations(boundaries) if t > start and w == 1]
+    return {
+        "periodic_slow_steps": periodic_spikes(per_step),
+        "slow_start": slow_start(per_step),
+        "slow_steps_at": slow_steps_at(timed_steps),
+        "p90_step_s": weighted_quantile(step_durations, 0.90) if step_durations else None,
+        "p99_step_s": weighted_quantile(step_durations, 0.99) if step_durations else None,
+        "max_step_s": max((d for d, _ in step_durations), default=None),
+    }
+
+
+def _backward_seconds(boundaries: list, start: float):
+    """The measured steps' timed backward passes in seconds (None where no step timed its backward)."""
+    timed_backward = [b for b in boundaries if b["t"] > start and "b" in b]
+    return total(timed_backward, "b") if timed_backward else None
 
 
 def _evaluation(training: list, others: list, window: float, phases=()):

@@ -155,27 +155,13 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         notes.append(note)
     stopped = events_of_kind(groups, kinds.STEP_LIMIT)
     exit_code, outcome = how_it_ended(meta, stopped)
-    steps = probes["steps"]
-    system = dict(system, job=dict(system["job"], cores_busy_in_window=cores_busy_between(
-        record.get("system", {}), steps.get("window_start"), steps.get("window_end"))))
-    memory = analyse_memory(events_of_kind(groups, kinds.MEMORY_ANATOMY), events_of_kind(groups, kinds.MEM),
-                            events_of_kind(groups, kinds.EXCEPTION), probes["steps"], events_of_kind(groups, kinds.WORKER_MEM),
-                            system, meta, probes.get("cuda_devices"))
+    system = _with_window_cores(system, record, probes["steps"])
+    memory = _memory_section(groups, probes, system, meta)
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory)
-    cuda_devices = probes.get("cuda_devices")
-    ranks = None if attached else judge_ranks(groups, meta, lambda trainer: dict(
-        sections, probe_gap=None, memory=rank_memory(memory), system=rank_system(system, trainer, cuda_devices)))
-    if ranks is not None and cuda_devices:
-        ranks["rows"] = [dict(row, gpus=job_gpu_rules.rank_gpus(row, cuda_devices, gpus)) for row in ranks["rows"]]
+    ranks = None if attached else _job_ranks(groups, meta, sections, memory, system, probes.get("cuda_devices"), gpus)
     if ranks is not None:
-        # A distributed job: the report speaks for the rank that sets the job's pace, with the
-        # job's count of processes that stepped.
-        headline = ranks["sections"]
-        stepped = dict(headline["steps"], processes=probes["steps"].get("processes"))
-        probes = dict(dict(probes, **headline), steps=stepped)
-        if ranks["copies"]:
-            probes["copies"] = dict(probes["copies"], ranks=ranks["copies"])
+        probes = _with_headline_rank(probes, ranks)
     judged = classify(sections, nothing_to_judge(meta, sections["steps"], probes_on and bool(processes), system),
                       steps_judged=ranks["judged"] if ranks is not None else None)
     verdict = judged["verdict"]
@@ -208,6 +194,38 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         **probes,
         "notes": notes + probe_notes,
     }
+
+
+def _with_window_cores(system: dict, record: dict, steps: dict) -> dict:
+    """The system section with the job's cores busy over the measured steps alone (start-up and imports left out)."""
+    return dict(system, job=dict(system["job"], cores_busy_in_window=cores_busy_between(
+        record.get("system", {}), steps.get("window_start"), steps.get("window_end"))))
+
+
+def _memory_section(groups: list, probes: dict, system: dict, meta: dict) -> dict:
+    """The memory section, from the processes' memory events, the steps and the devices they ran on."""
+    return analyse_memory(events_of_kind(groups, kinds.MEMORY_ANATOMY), events_of_kind(groups, kinds.MEM),
+                          events_of_kind(groups, kinds.EXCEPTION), probes["steps"], events_of_kind(groups, kinds.WORKER_MEM),
+                          system, meta, probes.get("cuda_devices"))
+
+
+def _job_ranks(groups: list, meta: dict, sections: dict, memory: dict, system: dict, cuda_devices, gpus: list):
+    """A distributed job's ranks judged each on its own sections, rows naming their GPUs (None for one process)."""
+    ranks = judge_ranks(groups, meta, lambda trainer: dict(
+        sections, probe_gap=None, memory=rank_memory(memory), system=rank_system(system, trainer, cuda_devices)))
+    if ranks is not None and cuda_devices:
+        ranks["rows"] = [dict(row, gpus=job_gpu_rules.rank_gpus(row, cuda_devices, gpus)) for row in ranks["rows"]]
+    return ranks
+
+
+def _with_headline_rank(probes: dict, ranks: dict) -> dict:
+    """The probe sections of the rank that sets a distributed job's pace, with the job's count of processes."""
+    headline = ranks["sections"]
+    stepped = dict(headline["steps"], processes=probes["steps"].get("processes"))
+    probes = dict(dict(probes, **headline), steps=stepped)
+    if ranks["copies"]:
+        probes["copies"] = dict(probes["copies"], ranks=ranks["copies"])
+    return probes
 
 
 def interpreter_section(meta: dict, groups: list) -> dict:

@@ -25,11 +25,7 @@ def build(ev, s):
     chunk = worst["chunk_bytes"]
     batch = (ev.loader or {}).get("batch_size") or 1
     random_order = (ev.loader or {}).get("sampler") == "RandomSampler"
-    per_read = max(1, round((worst.get("chunks_touched") or 1) / max(worst.get("reads") or 1, 1)))
-    in_use = per_read * (batch if random_order else 1)
-    nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
-    nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
-    nslots = max(next_prime(100 * max(1, nbytes // chunk)), worst.get("rdcc_nslots") or 0)
+    nbytes, nslots = _cache_size(worst, chunk, batch, random_order)
     current = worst.get("rdcc_nbytes")
     resize = current is None or current < nbytes
     keep_handle = bool(worst.get("reopened_per_read"))
@@ -48,7 +44,7 @@ def build(ev, s):
     if gain < MIN_GAIN:
         return None
     name = worst["dataset"].strip("/")
-    changes, snippet = [], []
+    changes = []
     if keep_handle:
         changes.append(f"open the data set once per worker and keep its handle (it was opened {worst.get('opens')} "
                        f"times for {worst.get('reads')} reads; each new handle starts with an empty chunk cache, so "
@@ -60,23 +56,14 @@ def build(ev, s):
     if random_order and chunks and chunks[0] > 1:
         changes.append(f"reading samples in random order, chunks of 1 along the first axis ({[1] + list(chunks[1:])}) "
                        f"avoid decompressing {chunks[0]} samples per sample")
-    opened = f'h5py.File(path, "r", rdcc_nbytes={max(nbytes, current or 0)}, rdcc_nslots={nslots})'
-    snippet.append("def __getitem__(self, i):")
-    snippet.append("    if self.data is None:          # once per worker: the handle keeps its chunk cache")
-    snippet.append(f"        self.data = {opened}[\"{name}\"]")
-    snippet.append("    return self.data[i]")
-    hits = (f"; in random order the cache holds {cached} of the data set's {total} chunks, so about {hit:.0%} of "
-            f"reads find theirs there" if hit < 1.0 else "")
-    if opening:
-        hits += (f"; opening the file, looking the data set up and closing it took {opening:.0%} of the time making "
-                 "batches, which a kept handle saves")
-    hits += f"; each batch gets up to {cheaper:.1f}x cheaper" if hit < 1.0 or opening else ""
+    snippet = _snippet(name, max(nbytes, current or 0), nslots)
+    hits = _hits_note(cached, total, hit, opening, cheaper)
     data_set = f"{worst['file']}:{worst['dataset']}"
     return {
         "estimated_speedup": gain,
         "where": f"{worst['opened_at']} (data set {data_set})" if worst.get("opened_at") else data_set,
         "detail": "; ".join(changes),
-        "snippet": "\n".join(snippet),
+        "snippet": snippet,
         "why": f"each read decompresses {amplification:.0f}x the bytes it returns: "
                + ("the data set is opened again for each read, which throws its cache away"
                   if keep_handle and not resize else
@@ -85,6 +72,38 @@ def build(ev, s):
         "change": {"hdf5_cache_bytes": max(nbytes, current or 0), "hdf5_cache_slots": nslots,
                    "hdf5_keep_handles": True},
     }
+
+
+def _cache_size(worst: dict, chunk: int, batch: int, random_order: bool) -> tuple:
+    """(bytes, slots) for a cache that holds the chunks one batch's reads touch, in whole MiB."""
+    per_read = max(1, round((worst.get("chunks_touched") or 1) / max(worst.get("reads") or 1, 1)))
+    in_use = per_read * (batch if random_order else 1)
+    nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
+    nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
+    nslots = max(next_prime(100 * max(1, nbytes // chunk)), worst.get("rdcc_nslots") or 0)
+    return nbytes, nslots
+
+
+def _snippet(name: str, cache_bytes: int, nslots: int) -> str:
+    """A Dataset.__getitem__ that opens the data set once per worker, so its chunk cache survives between reads."""
+    opened = f'h5py.File(path, "r", rdcc_nbytes={cache_bytes}, rdcc_nslots={nslots})'
+    return "\n".join([
+        "def __getitem__(self, i):",
+        "    if self.data is None:          # once per worker: the handle keeps its chunk cache",
+        f"        self.data = {opened}[\"{name}\"]",
+        "    return self.data[i]",
+    ])
+
+
+def _hits_note(cached: int, total, hit: float, opening: float, cheaper: float) -> str:
+    """The tail of the `why`: the cache's hit rate in random order, the opening time saved, and the gain per batch."""
+    hits = (f"; in random order the cache holds {cached} of the data set's {total} chunks, so about {hit:.0%} of "
+            f"reads find theirs there" if hit < 1.0 else "")
+    if opening:
+        hits += (f"; opening the file, looking the data set up and closing it took {opening:.0%} of the time making "
+                 "batches, which a kept handle saves")
+    hits += f"; each batch gets up to {cheaper:.1f}x cheaper" if hit < 1.0 or opening else ""
+    return hits
 
 
 def _chunk_count(shape, chunks):
