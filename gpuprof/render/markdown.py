@@ -29,11 +29,21 @@ def render(report: dict, options) -> str:
 
 
 def render_markdown(report: dict) -> str:
-    system = report.get("system", {})
-    job = system.get("job", {})
     lines = [f"### gpuprof: {code(command_line(report))}", "",
              f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}."
              + (f" {escape(other_interpreter(report))}." if other_interpreter(report) else ""), ""]
+    lines += _verdict_lines(report)
+    lines += _advice_lines(report.get("advice") or [])
+    lines += _rank_lines(report)
+    lines += _steps_lines(report.get("steps") or {})
+    lines += _measure_lines(report)
+    lines += _note_lines(report)
+    return "\n".join(lines) + "\n"
+
+
+def _verdict_lines(report: dict) -> list:
+    """The verdict, then the other findings as a list under it."""
+    lines = []
     verdict = report.get("verdict")
     if verdict:
         lines += [f"**{escape(verdict.get('summary', ''))}** (confidence {verdict.get('confidence', 0):.0%})", ""]
@@ -45,7 +55,12 @@ def render_markdown(report: dict) -> str:
             lines.append(f"- memory: {escape(finding['summary'])}")
         if report.get("findings") or ((report.get("memory") or {}).get("findings")):
             lines.append("")
-    advice = report.get("advice") or []
+    return lines
+
+
+def _advice_lines(advice: list) -> list:
+    """The fixes as a table of short cells, their details as a list after it, then the top fix's code."""
+    lines = []
     if advice:
         lines += ["| # | fix | speed-up | where |", "|---|---|---|---|"]
         for rank, item in enumerate(advice, 1):
@@ -60,6 +75,12 @@ def render_markdown(report: dict) -> str:
         top = advice[0]
         if top.get("snippet"):
             lines += [f"Top fix, `{top['id']}`:", "", "```python", top["snippet"], "```", ""]
+    return lines
+
+
+def _rank_lines(report: dict) -> list:
+    """One table row per rank of a distributed job, the straggler marked; a GPU column only when known."""
+    lines = []
     ranks = report.get("ranks") or []
     if ranks:
         straggler = ((report.get("job") or {}).get("straggler") or {}).get("rank")
@@ -73,14 +94,25 @@ def render_markdown(report: dict) -> str:
                          f"| {seconds(row.get('own_step_s'))} | {pct(row.get('data_wait_share'))} "
                          f"| {pct(row.get('waiting_share'))} | `{(row.get('verdict') or {}).get('bottleneck')}`{mark} |")
         lines.append("")
-    steps = report.get("steps") or {}
-    if steps.get("count"):
-        evaluation = steps.get("evaluation")
-        left_out = (f" Evaluation ({evaluation['passes']} passes, {seconds(evaluation['seconds'])}) is left out of "
-                    "both." if evaluation else "")
-        lines += [f"Steps: {steps['count']}, median {seconds(steps.get('median_step_s'))}, "
-                  f"data wait {pct(steps.get('data_wait_share'))} of step time.{left_out}", ""]
-    lines += ["| measure | value |", "|---|---|"]
+    return lines
+
+
+def _steps_lines(steps: dict) -> list:
+    """The step count and median, saying when evaluation passes were left out of them."""
+    if not steps.get("count"):
+        return []
+    evaluation = steps.get("evaluation")
+    left_out = (f" Evaluation ({evaluation['passes']} passes, {seconds(evaluation['seconds'])}) is left out of "
+                "both." if evaluation else "")
+    return [f"Steps: {steps['count']}, median {seconds(steps.get('median_step_s'))}, "
+            f"data wait {pct(steps.get('data_wait_share'))} of step time.{left_out}", ""]
+
+
+def _measure_lines(report: dict) -> list:
+    """The measures table: CPU, disk, each GPU and the copies to it."""
+    system = report.get("system", {})
+    job = system.get("job", {})
+    lines = ["| measure | value |", "|---|---|"]
     cores = job.get("cores_busy")
     lines.append(f"| job CPU | {'n/a' if cores is None else f'{cores:.2f}'} of {system.get('cpu_count')} cores |")
     lines.append(f"| machine iowait | {pct(system.get('cpu', {}).get('iowait'))} |")
@@ -97,10 +129,17 @@ def render_markdown(report: dict) -> str:
         lines.append(f"| host waiting for the device in copies | {pct(copies.get('device_wait_share'), 1)} of step "
                      "time (the device was busy: not copy time) |")
     lines.append("")
-    lines.extend(f"- {label}: {escape(text)}" for label, text in copies_rows(copies) if label != WAIT_LABEL)
+    return lines
+
+
+def _note_lines(report: dict) -> list:
+    """The longer texts after the table: copies, the job's GPUs and the notes."""
+    system = report.get("system", {})
+    copies = report.get("copies") or {}
+    lines = [f"- {label}: {escape(text)}" for label, text in copies_rows(copies) if label != WAIT_LABEL]
     chosen = job_gpus_line(system.get("gpu_status") or {}, system.get("gpus"))
     if chosen:
         lines.append(f"- job's GPUs: {escape(chosen)}")
     for note in report.get("notes") or []:
         lines.append(f"- note: {escape(note)}")
-    return "\n".join(lines) + "\n"
+    return lines

@@ -81,18 +81,9 @@ def line_chart(series, y_unit: str, x_unit: str = "s since start", band=None, st
         return ""
     for i, s in enumerate(series):
         s.color = s.color or PALETTE[i % len(PALETTE)]
-    xs = [x for s in series for x, _ in s.points]
-    x_low, x_high = min(xs), max(xs)
-    if band:
-        x_low, x_high = min(x_low, band[0]), max(x_high, band[1])
-    if x_range:
-        x_low, x_high = min(x_low, x_range[0]), max(x_high, x_range[1])
-    if stacked:
-        stacks = _stack(series)
-        top = max((y for layer in stacks for _, _, y in layer), default=0.0)
-    else:
-        top = max(max(s.values()) for s in series)
-    y_ticks = nice_ticks(0.0, y_max if y_max is not None else max(top, 1e-9))
+    x_low, x_high = _x_span(series, band, x_range)
+    stacks = _stack(series) if stacked else None
+    y_ticks = nice_ticks(0.0, y_max if y_max is not None else max(_data_top(series, stacks), 1e-9))
     # x ends where the run ends (ticks inside it only); y ends on a round tick above the data.
     x_ticks = [t for t in nice_ticks(x_low, x_high, 8) if x_low - 1e-9 <= t <= x_high + 1e-9]
     y_top = y_ticks[-1]
@@ -111,6 +102,34 @@ def line_chart(series, y_unit: str, x_unit: str = "s since start", band=None, st
     if band:
         parts.append(f'<rect class="band" x="{px(band[0]):.1f}" y="{TOP}" width="{max(px(band[1]) - px(band[0]), 0):.1f}" '
                      f'height="{plot_h}"><title>{html.escape(band[2])}</title></rect>')
+    parts += _axes(y_ticks, x_ticks, px, py, y_unit, x_unit)
+    parts += _series_paths(series, stacks, px, py)
+    parts.append("</svg>")
+    return "".join(parts) + legend(series)
+
+
+def _x_span(series, band, x_range):
+    """The x range drawn: the data's, widened to hold the band and any range shared with other charts."""
+    xs = [x for s in series for x, _ in s.points]
+    x_low, x_high = min(xs), max(xs)
+    if band:
+        x_low, x_high = min(x_low, band[0]), max(x_high, band[1])
+    if x_range:
+        x_low, x_high = min(x_low, x_range[0]), max(x_high, x_range[1])
+    return x_low, x_high
+
+
+def _data_top(series, stacks) -> float:
+    """The highest value drawn: the top of the stack when stacked, else the highest point."""
+    if stacks is not None:
+        return max((y for layer in stacks for _, _, y in layer), default=0.0)
+    return max(max(s.values()) for s in series)
+
+
+def _axes(y_ticks, x_ticks, px, py, y_unit: str, x_unit: str) -> list:
+    """Grid lines with y tick labels, x tick marks with labels, the x axis and both units."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    parts = []
     for tick in y_ticks:
         y = py(tick)
         parts.append(f'<line class="grid" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y:.1f}" y2="{y:.1f}"/>'
@@ -122,7 +141,13 @@ def line_chart(series, y_unit: str, x_unit: str = "s since start", band=None, st
     parts.append(f'<line class="axis" x1="{LEFT}" x2="{LEFT + plot_w}" y1="{TOP + plot_h}" y2="{TOP + plot_h}"/>')
     parts.append(f'<text class="unit" x="{LEFT}" y="{TOP - 10}" text-anchor="start">{html.escape(y_unit)}</text>')
     parts.append(f'<text class="unit" x="{LEFT + plot_w}" y="{HEIGHT - 2}" text-anchor="end">{html.escape(x_unit)}</text>')
-    if stacked:
+    return parts
+
+
+def _series_paths(series, stacks, px, py) -> list:
+    """One path per series: a filled area on the layers below when stacked, else a line."""
+    parts = []
+    if stacks is not None:
         for s, layer in zip(series, stacks):
             upper = " L".join(f"{px(x):.1f},{py(y):.1f}" for x, _, y in layer)
             lower = " L".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _ in reversed(layer))
@@ -133,8 +158,7 @@ def line_chart(series, y_unit: str, x_unit: str = "s since start", band=None, st
             dash = ' stroke-dasharray="5 3"' if s.dashed else ""
             parts.append(f'<path class="series" fill="none" stroke="{s.color}"{dash} d="{_path(s.points, px, py)}">'
                          f'<title>{html.escape(s.name)}</title></path>')
-    parts.append("</svg>")
-    return "".join(parts) + legend(series)
+    return parts
 
 
 def legend(series) -> str:

@@ -24,23 +24,7 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
 
     target = list(target or [])
     command = from_cli(target, module=module, command_mode=command_mode, python=python)
-    if not 0.01 <= interval <= 60:
-        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
-    if steps is not None and steps < 1:
-        raise UsageProblem(f"--steps must be at least 1, not {steps}")
-    if warmup_steps < 0:
-        raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
-    if (junit or markdown) and not gate_config:
-        raise UsageProblem("--junit and --markdown need --gate FILE")
-    check_all((json_path, "--json"), (junit, "--junit"), (markdown, "--markdown"), (html, "--html"),
-              (trace, "--trace"))
-    if gate_config is not None:
-        from gpuprof.gate import config as gate_settings
-        from gpuprof.gate.errors import GateInputError
-        try:
-            gate_settings.load(gate_config)        # a bad gate config is refused before launching
-        except GateInputError as exc:
-            raise UsageProblem(str(exc))
+    _check_options(interval, steps, warmup_steps, gate_config, json_path, junit, markdown, html, trace)
     show_live = (_isatty(sys.stderr) if live is None else live) and not quiet
     options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
                          max_steps=steps, warmup_steps=warmup_steps)
@@ -64,17 +48,43 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     if report is not None:
         write_pictures(session.run_dir, report, html=html, trace=trace)
     if gate_config is not None:
-        if report is None:
-            return status or 2
-        from gpuprof.workflows.gate import run_gate
-        try:
-            gate_status = run_gate(os.path.join(session.run_dir, "report.json"), report=report,
-                                   config=gate_config, junit=junit, markdown=markdown)
-        except UsageProblem as exc:
-            error(str(exc))
-            gate_status = 2
-        return status or gate_status       # the program's own failure wins
+        return _gated_status(session.run_dir, report, status, gate_config, junit, markdown)
     return status
+
+
+def _check_options(interval, steps, warmup_steps, gate_config, json_path, junit, markdown, html, trace) -> None:
+    """Refuse bad options, output paths and gate configs before the program is launched."""
+    if not 0.01 <= interval <= 60:
+        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+    if steps is not None and steps < 1:
+        raise UsageProblem(f"--steps must be at least 1, not {steps}")
+    if warmup_steps < 0:
+        raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
+    if (junit or markdown) and not gate_config:
+        raise UsageProblem("--junit and --markdown need --gate FILE")
+    check_all((json_path, "--json"), (junit, "--junit"), (markdown, "--markdown"), (html, "--html"),
+              (trace, "--trace"))
+    if gate_config is not None:
+        from gpuprof.gate import config as gate_settings
+        from gpuprof.gate.errors import GateInputError
+        try:
+            gate_settings.load(gate_config)        # a bad gate config is refused before launching
+        except GateInputError as exc:
+            raise UsageProblem(str(exc))
+
+
+def _gated_status(run_dir: str, report, status, gate_config, junit, markdown) -> int:
+    """The exit status under --gate: the program's own failure wins, else the gate's verdict."""
+    if report is None:
+        return status or 2
+    from gpuprof.workflows.gate import run_gate
+    try:
+        gate_status = run_gate(os.path.join(run_dir, "report.json"), report=report,
+                               config=gate_config, junit=junit, markdown=markdown)
+    except UsageProblem as exc:
+        error(str(exc))
+        gate_status = 2
+    return status or gate_status       # the program's own failure wins
 
 
 def write_pictures(run_dir: str, report: dict, html=None, trace=None) -> None:

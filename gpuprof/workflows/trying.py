@@ -15,9 +15,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     the try record (`run --verify` keeps its input check in the run's report). Options left None
     (out, interval, gpu, python) take their values from [tool.gpuprof.run], as `run`'s do."""
     from gpuprof.workflows.run_config import settle
-    from gpuprof.experiments import variants as kinds
     from gpuprof.experiments.results import summarise
-    from gpuprof.experiments.runner import Experiment, Interrupted, Plan, Settings, say_to_stderr, stderr_tail
+    from gpuprof.experiments.runner import Experiment, Interrupted, Settings, say_to_stderr
     from gpuprof.launch.command import from_cli
     from gpuprof.reporting.outputs import check_all
 
@@ -25,6 +24,34 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     out, interval, gpu, python = settled["out"], settled["interval"], settled["gpu"], settled["python"]
     target = list(target or [])
     command = from_cli(target, module=module, command_mode=command_mode, python=python)
+    _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval)
+    plan = _plan(set_, input_ceiling, echo, hdf5_cache, fix, top)
+    check_all((json_path, "--json"), (markdown, "--markdown"))
+    say = say or (say_to_stderr if not quiet else (lambda text: None))
+    experiment = Experiment(command, plan, Settings(steps=steps, warmup_steps=warmup_steps, rounds=rounds,
+                                                    interval=interval, gpu=gpu, out=out, loader=loader,
+                                                    max_rounds=max_rounds, budget_s=budget, cold=cold,
+                                                    min_window_s=min_window), say=say)
+    experiment.prepare()
+    say(f"runs your program several times (a baseline first, then {rounds} to {max(max_rounds or rounds, rounds)} rounds "
+        "of the baseline and each change, as many as the speed-ups need to be clear); "
+        f"each run's record and output are kept in {experiment.folder}, and your files are never edited (what the "
+        "program itself writes, it writes once per run)")
+    try:
+        experiment.execute()
+    except Interrupted:
+        pass
+    _explain_failed_baseline(experiment, say)
+    record = summarise(experiment)
+    _save(record, experiment.folder)
+    _show_and_write(record, quiet, json_path, markdown)
+    if on_record is not None:
+        on_record(record)
+    return record["exit_code"]
+
+
+def _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval) -> None:
+    """Refuse numeric options out of range before anything runs."""
     if steps < 1:
         raise UsageProblem(f"--steps must be at least 1, not {steps}")
     if warmup_steps < 0:
@@ -41,6 +68,12 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
         raise UsageProblem(f"--top must not be negative, not {top}")
     if not 0.01 <= interval <= 60:
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+
+
+def _plan(set_, input_ceiling, echo, hdf5_cache, fix, top):
+    """The changes to try, in the order they run; refused when there is nothing to try."""
+    from gpuprof.experiments import variants as kinds
+    from gpuprof.experiments.runner import Plan
     variants = kinds.parse_set(set_)
     if input_ceiling:
         variants.insert(0, kinds.input_ceiling())
@@ -52,29 +85,22 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     if plan.empty():
         raise UsageProblem("nothing to try: give --set KEY=VALUE, --input-ceiling, --echo E, --hdf5-cache BYTES, "
                            "--fix ID or --top N")
-    check_all((json_path, "--json"), (markdown, "--markdown"))
-    say = say or (say_to_stderr if not quiet else (lambda text: None))
-    experiment = Experiment(command, plan, Settings(steps=steps, warmup_steps=warmup_steps, rounds=rounds,
-                                                    interval=interval, gpu=gpu, out=out, loader=loader,
-                                                    max_rounds=max_rounds, budget_s=budget, cold=cold,
-                                                    min_window_s=min_window), say=say)
-    experiment.prepare()
-    say(f"runs your program several times (a baseline first, then {rounds} to {max(max_rounds or rounds, rounds)} rounds "
-        "of the baseline and each change, as many as the speed-ups need to be clear); "
-        f"each run's record and output are kept in {experiment.folder}, and your files are never edited (what the "
-        "program itself writes, it writes once per run)")
-    try:
-        experiment.execute()
-    except Interrupted:
-        pass
+    return plan
+
+
+def _explain_failed_baseline(experiment, say) -> None:
+    """When the baseline failed, nothing was tried: say so and show the end of its stderr."""
+    from gpuprof.experiments.runner import stderr_tail
     first = experiment.runs[0] if experiment.runs else None
     if first is not None and first["failed"]:
         say(f"the baseline run failed with status {first['exit_code']}; nothing was tried. The end of its stderr:")
         tail = stderr_tail(first["run_dir"])
         if tail:
             sys.stderr.write(tail + "\n")
-    record = summarise(experiment)
-    _save(record, experiment.folder)
+
+
+def _show_and_write(record: dict, quiet: bool, json_path, markdown) -> None:
+    """The table on stderr unless quiet, then the --json and --markdown files."""
     from gpuprof.render import formats
     if not quiet:
         from gpuprof.reporting.save import is_terminal
@@ -85,9 +111,6 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
         try_write(json_path, formats.render("try-json", record), "--json")
     if markdown is not None:
         try_write(markdown, formats.render("try-markdown", record), "--markdown")
-    if on_record is not None:
-        on_record(record)
-    return record["exit_code"]
 
 
 TRY_FILE = "try.json"
