@@ -298,24 +298,22 @@ class OpHandler:
 
     def _nonzero(self, func, args, kwargs):
         """A data-dependent shape: CUDA waits for the stream; zeros have no non-zero element."""
-        tensor = args[0]
-        if not self.real_is_meta(tensor):
-            return self._run(func, args, kwargs)
-        device, stream = self._stream(self.ordinal(tensor))
-        device.kernel(stream, device.kernel_seconds(0, tensor.numel() * tensor.element_size()), 1.0)
-        device.stream_synchronize(stream)
-        out = self.torch.empty((0, tensor.dim()), dtype=self.torch.long, device=self.META)
-        self.allocate(out, device)
-        return out
+        return self._data_dependent(func, args, kwargs, lambda t: ((0, t.dim()), self.torch.long))
 
     def _masked_select(self, func, args, kwargs):
+        return self._data_dependent(func, args, kwargs, lambda t: ((0,), t.dtype))
+
+    def _data_dependent(self, func, args, kwargs, empty_of):
+        """An op whose output shape depends on the values: one pass over the input, then the host
+        waits for the stream (as CUDA does to learn the size); values are zeros, so it is empty."""
         tensor = args[0]
         if not self.real_is_meta(tensor):
             return self._run(func, args, kwargs)
         device, stream = self._stream(self.ordinal(tensor))
         device.kernel(stream, device.kernel_seconds(0, tensor.numel() * tensor.element_size()), 1.0)
         device.stream_synchronize(stream)
-        out = self.torch.empty((0,), dtype=tensor.dtype, device=self.META)
+        shape, dtype = empty_of(tensor)
+        out = self.torch.empty(shape, dtype=dtype, device=self.META)
         self.allocate(out, device)
         return out
 
