@@ -9,6 +9,15 @@ from gpuprof.analysis.series import count
 GROWTH_MIN_BYTES = 16 << 20      # growth over the window worth a finding ...
 GROWTH_MIN_R = 0.8               # ... when it is this steady (correlation of memory with the step; under
                                  # CPU load a real leak of 3 MB a step measured r 0.93-0.98)
+# A slower growth is still a leak when it is steady and where it leads is large: judged by the
+# rate projected over a long run, not by the total a short run happens to see (40 KB a step is
+# 16 MB in 400 steps and 4 GB in 100,000).
+STEADY_MIN_R = 0.9               # steadier than a fast leak must be ...
+STEADY_MIN_STEPS = 100           # ... over at least this many steps ...
+STEADY_MIN_BYTES = 2 << 20       # ... by more than allocator and page granularity (RSS moves in arenas) ...
+PROJECTED_STEPS = 100_000        # ... projected over a run this long ...
+PROJECTED_MIN_BYTES = 1 << 30    # ... to at least this (10.7 KB a step)
+HALVES_MIN_SHARE = 0.5           # each half of the window grows at least this share of the whole's rate
 WORKER_GROWTH_BYTES = 32 << 20   # a worker's resident growth worth a finding ...
 WORKER_GROWTH_SHARE = 0.2        # ... and this share of what it started with
 
@@ -58,6 +67,38 @@ def growth(points, measured_steps: int = None):
             "first_bytes": ys[0], "last_bytes": ys[-1]}
 
 
+def half_slopes(points) -> list:
+    """The growth rate of each half of the window: a steady leak grows in both, warm-up in one."""
+    xs, ys, step = [], [], 0
+    for _, value, n in points:
+        step += n
+        xs.append(step)
+        ys.append(value)
+    if len(xs) < 10:
+        return [0.0, 0.0]
+    half = len(xs) // 2
+    return [_slope(xs[:half], ys[:half]), _slope(xs[half:], ys[half:])]
+
+
+def _slope(xs, ys):
+    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx if sxx > 0 else 0.0
+
+
+def leaks(trend, halves=(0.0, 0.0)) -> bool:
+    """Growth worth a finding: large and steady over the window, or smaller but steady in both halves
+    of a long enough window and large where it leads (a plateau after warm-up is not a leak)."""
+    if not trend or trend["slope_bytes_per_step"] <= 0:
+        return False
+    if trend["r"] >= GROWTH_MIN_R and trend["total_bytes"] >= GROWTH_MIN_BYTES:
+        return True
+    slope = trend["slope_bytes_per_step"]
+    return (trend["r"] >= STEADY_MIN_R and trend["steps"] >= STEADY_MIN_STEPS
+            and trend["total_bytes"] >= STEADY_MIN_BYTES and slope * PROJECTED_STEPS >= PROJECTED_MIN_BYTES
+            and min(halves) >= HALVES_MIN_SHARE * slope)
+
+
 def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_memory, system: dict,
                    meta: dict, cuda_devices=None) -> dict:
     """The memory section. `cuda_devices`: the job's CUDA devices with each one's peak (analysis.devices),
@@ -82,9 +123,10 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
     devices = device_peaks(system, cuda_devices, pid) if cuda else []
     out["headroom"] = headroom(out, system, steps.get("batch_size"), devices)
     findings = []
-    trend = growth(_points(own, steps.get("window_start"), steps.get("window_end")))
+    points = _points(own, steps.get("window_start"), steps.get("window_end"))
+    trend = growth(points)
     out["growth"] = trend
-    if trend and trend["r"] >= GROWTH_MIN_R and trend["total_bytes"] >= GROWTH_MIN_BYTES:
+    if leaks(trend, half_slopes(points)):
         findings.append(_growth_finding(trend, cuda, system, devices))
     workers = _worker_growth(worker_memory)
     if workers:
@@ -191,10 +233,17 @@ def _growth_finding(trend, cuda, system, devices=()) -> dict:
     return {"kind": "growth", "slope_bytes_per_step": round(slope), "over_steps": trend["steps"],
             "total_bytes": round(trend["total_bytes"]), "r": round(trend["r"], 3),
             "steps_until_exhausted": exhaustion, "causes": list(LEAK_CAUSES),
-            "summary": f"memory grows {slope / 2**20:.2f} MiB per step, steadily (r={trend['r']:.2f}), "
-                       f"{trend['total_bytes'] / 2**20:.0f} MiB over {trend['steps']} steps"
+            "projected_bytes": round(slope * PROJECTED_STEPS), "projected_steps": PROJECTED_STEPS,
+            "summary": f"memory grows {_rate(slope)} per step, steadily (r={trend['r']:.2f}), "
+                       f"{trend['total_bytes'] / 2**20:.0f} MiB over {trend['steps']} steps, "
+                       f"{slope * PROJECTED_STEPS / 2**30:.1f} GiB per {PROJECTED_STEPS:,} steps"
                        + (f"; at this rate it runs out in about {exhaustion} more steps" if exhaustion else "")
                        + ". Likely: " + LEAK_CAUSES[0]}
+
+
+def _rate(slope) -> str:
+    """Bytes per step in the unit that shows them: a slow leak in KiB, a fast one in MiB."""
+    return f"{slope / 2**20:.2f} MiB" if slope >= 1 << 20 else f"{slope / 1024:.0f} KiB"
 
 
 def _worker_growth(worker_memory):

@@ -32,6 +32,14 @@ def test_a_loss_tensor_kept_across_steps_is_found_growing_with_its_cause(tmp_pat
     assert "loss.item()" in growth[0]["summary"]
 
 
+def test_a_slow_steady_leak_under_the_fast_leaks_total_is_still_found(tmp_path):
+    got, report = run(tmp_path, "slow_leak.py")
+    assert got.returncode == 0, got.stderr
+    growth = [f for f in report["memory"]["findings"] if f["kind"] == "growth"]
+    assert growth and growth[0]["total_bytes"] < 16 << 20          # a short run sees little of it
+    assert growth[0]["projected_bytes"] > 1 << 30 and "loss.item()" in growth[0]["summary"]
+
+
 def test_workers_reading_a_python_list_grow_by_copy_on_write(tmp_path):
     got, report = run(tmp_path, "list_dataset.py")
     assert got.returncode == 0, got.stderr

@@ -119,3 +119,22 @@ def test_out_of_memory_by_exception_or_by_the_kernel():
     memory = analyse_memory([], [], [], STEPS, [], killed, {"signal": "SIGKILL"})
     assert memory["oom"]["kind"] == "oom-killer"
     assert analyse_memory([], [], [], STEPS, [], GPU, {"signal": "SIGKILL"})["oom"] is None
+
+
+LONG = {"pid": 1, "count": 400, "window_start": 0.5, "window_end": 400.5, "batch_size": 32}
+
+
+def test_a_slow_steady_leak_is_judged_by_where_it_leads_not_by_the_short_runs_total():
+    import random
+    rng = random.Random(7)
+    # 40 KB a step with allocator noise: 16 MB over 400 steps, under the fast-leak total, 3.8 GiB per 100,000 steps
+    slow = [mem(float(i), rss=(500 << 20) + i * 40_000 + rng.randrange(0, 400_000)) for i in range(401)]
+    found = analyse_memory([], slow, [], LONG, [], GPU, {})["findings"]
+    assert found and found[0]["kind"] == "growth" and "KiB per step" in found[0]["summary"]
+    assert found[0]["projected_bytes"] > 3 << 30 and "per 100,000 steps" in found[0]["summary"]
+    # the same total reached by warm-up that then levels off is no leak
+    plateau = [mem(float(i), rss=(500 << 20) + min(i, 150) * 100_000 + rng.randrange(0, 400_000)) for i in range(401)]
+    assert analyse_memory([], plateau, [], LONG, [], GPU, {})["findings"] == []
+    # nor is a slow steady drift too small to matter over a long run (1 KB a step)
+    drift = [mem(float(i), rss=(500 << 20) + i * 1_000) for i in range(401)]
+    assert analyse_memory([], drift, [], LONG, [], GPU, {})["findings"] == []
