@@ -150,6 +150,35 @@ def test_two_nodes_write_beside_each_other_and_merge_into_one_report(tmp_path):
     assert "Nodes (2)" in again.stdout
 
 
+def test_two_torchrun_agents_with_their_node_ranks_are_one_job_in_a_shared_folder(tmp_path):
+    """Multi-node torchrun without a scheduler, as on two machines: the same command on each "node"
+    (one agent per node, `--nnodes 2 --node-rank R` against one rendezvous endpoint), each under its
+    own `gpuprof run` into one shared folder; `gpuprof report` merges them into one job."""
+    shared = tmp_path / "shared"
+    port = _free_port()
+    children = []
+    for node in (0, 1):
+        env = env_with_source({"GPUPROF_HOST": f"node{node}"})
+        command = [sys.executable, "-m", "torch.distributed.run", "--nnodes=2", f"--node-rank={node}",
+                   "--nproc-per-node=1", "--master-addr=127.0.0.1", f"--master-port={port}", DDP, "straggler"]
+        children.append(subprocess.Popen([sys.executable, "-m", "gpuprof", "run", "-q", "--out", str(shared), "--",
+                                          *command], cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True))
+    deadline = time.monotonic() + 300
+    outputs = [child.communicate(timeout=max(deadline - time.monotonic(), 1)) for child in children]
+    assert [child.returncode for child in children] == [0, 0], outputs
+    assert all(DONE.search(out) for out, _ in outputs)               # each node's rank printed as without gpuprof
+    folders = sorted(os.listdir(shared))
+    assert len(folders) == 2 and "node0" in folders[0] and "node1" in folders[1]
+    got = gpuprof("report", str(shared), "-f", "json", cwd=str(tmp_path))
+    assert got.returncode == 0, got.stderr
+    import json
+    report = json.loads(got.stdout)
+    assert [node["host"] for node in report["nodes"]] == ["node0", "node1"]
+    assert sorted(rank for node in report["nodes"] for rank in node["ranks"]) == [0, 1]
+    assert report["job"]["straggler"]["rank"] == 1 and report["job"]["straggler"]["host"] == "node1"
+
+
 @pytest.mark.parametrize("args", [["nothing-here"], ["EMPTY"]])
 def test_report_of_a_folder_without_runs_says_so_in_one_line(tmp_path, args):
     (tmp_path / "empty").mkdir()
