@@ -2,9 +2,12 @@
 expected against the found verdict and top fixes; then measure every fix `try` can apply (its
 `--top`, with the input ceiling) and print each estimate against the measured speed-up with its
 interval, and the median estimate error; then run the same `try` twice on a few examples and say
-whether the two measurements' intervals overlap (try's own repeatability).
+whether the two measurements' intervals overlap (try's own repeatability); last, each fix's
+estimate against the truth measured by editing a copy of the program (bench/edited_truth.py).
 
     python bench/accuracy.py [--no-measure] [--runs N] [EXAMPLE ...]
+    python bench/accuracy.py --edited-only [--rounds R]     (only the edited-program cases)
+    python bench/accuracy.py --interventions-only          (only the truth-by-intervention cases)
 """
 
 import json
@@ -18,6 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from expectations import EXPECTED  # noqa: E402
+import edited_truth  # noqa: E402
 
 
 def profile(example: str, folder: str) -> dict:
@@ -123,8 +127,87 @@ def repeatability(names, folder, loaders, first: dict) -> None:
                   f"({_span(row)}) | {'yes' if overlap else 'NO'} |")
 
 
+def rollout_truth(rounds: int = 3) -> None:
+    """A PPO rollout's env stepping made free by replaying recorded env results, and its action
+    sampling unchecked: estimate against measured (bench/rollout_truth.py)."""
+    import rollout_truth as truth
+    truth.print_table(rounds)
+
+
+#: Truth by intervention: (example, its flag that makes the change, what the report's estimate is
+#: read from). `--replay 8` makes the input free (its first 8 batches replayed from memory);
+#: `--draft` decodes the JPEGs in draft mode, as the decode-reduced-size fix says.
+INTERVENTIONS = [
+    ("photo_decode.py", ["--replay", "8"], "input made free"),
+    ("photo_decode.py", ["--draft"], "decode-reduced-size"),
+]
+
+
+def _run_with(example: str, args: list, folder: str) -> dict:
+    """`gpuprof run` on the example with its own arguments: the report (or an error)."""
+    os.makedirs(folder, exist_ok=True)
+    report = os.path.join(folder, "report.json")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"),
+                           "--json", report, os.path.join(ROOT, "examples", example)] + args,
+                          env=env, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"}
+    with open(report) as handle:
+        return json.load(handle)
+
+
+def _intervention_estimate(report: dict, what: str):
+    """(low, high) the plain run's report gives for the change, or None."""
+    verdict = report.get("verdict") or {}
+    evidence = verdict.get("evidence") or {}
+    if what == "input made free":
+        if evidence.get("input_free_low") is not None:
+            return evidence["input_free_low"], evidence["input_free_high"]
+        if (verdict.get("bottleneck") or "").startswith("input.") and verdict.get("share"):
+            free = 1 / max(1 - verdict["share"], 1e-9)
+            return free, free
+        return None
+    item = next((a for a in report.get("advice") or [] if a["id"] == what), None)
+    estimate = (item or {}).get("estimate") or {}
+    return (estimate["low"], estimate["high"]) if estimate else None
+
+
+def intervention_table(rounds: int = 3) -> None:
+    """Each intervention against the plain program, rounds alternating the two: the estimate the
+    plain run's report gives, the measured ratio of median step times, and whether it falls in range."""
+    print("\n| example | intervention | estimate | measured (median of rounds; min-max) | in range |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as folder:
+        for example, args, what in INTERVENTIONS:
+            ratios, estimates = [], []
+            for r in range(rounds):
+                plain = _run_with(example, [], os.path.join(folder, f"{example}-{r}-plain"))
+                changed = _run_with(example, args, os.path.join(folder, f"{example}-{r}-{args[0]}"))
+                if "error" in plain or "error" in changed:
+                    print(f"| {example} | {what} | error: {plain.get('error') or changed.get('error')} | | |")
+                    break
+                estimates.append(_intervention_estimate(plain, what))
+                ratios.append(plain["steps"]["median_step_s"] / changed["steps"]["median_step_s"])
+            if not ratios:
+                continue
+            ratios.sort()
+            measured = ratios[len(ratios) // 2]
+            found = [e for e in estimates if e]
+            low, high = (min(e[0] for e in found), max(e[1] for e in found)) if found else (None, None)
+            verdict = "-" if low is None else ("yes" if low <= measured <= high else ("below" if measured < low else "above"))
+            shown = f"{low:.2f}-{high:.2f}x" if low is not None else "not offered"
+            print(f"| {example} | {what} | {shown} | {measured:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}) | {verdict} |")
+
+
 def main() -> None:
     args = sys.argv[1:]
+    if "--interventions-only" in args:
+        intervention_table()
+        return
+    if "--edited-only" in args:
+        edited_truth.main()
+        return
     measure_fixes = "--no-measure" not in args
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
     skip = {"--no-measure", "--runs", str(runs)}
@@ -157,6 +240,9 @@ def main() -> None:
         if measure_fixes:
             records = estimate_table(names, folder, loaders)
             repeatability(names, folder, loaders, records)
+            edited_truth.print_table(list(edited_truth.CASES), rounds=3)
+            intervention_table()
+            rollout_truth()
 
 
 if __name__ == "__main__":

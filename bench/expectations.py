@@ -29,6 +29,8 @@ EXPECTED = {
                        "channels-last and compile offered"),
     "compute_transformer.py": ("compute", lambda ids: bool(ids) and ids[0] in ("mixed-precision", "compile"),
                                "a model-side fix first (mixed precision where the CPU has bf16, else compile)"),
+    "photo_decode.py": ("compute|input.cpu", lambda ids: "decode-reduced-size" in ids and "num-workers" not in ids,
+                        "decode-reduced-size offered, never more workers"),
     "short_steps_tabular.py": ("input.cpu", lambda ids: "num-workers" not in ids[:1],
                                "not led by num-workers: shipping batches costs more than a short step saves"),
 }
@@ -63,7 +65,7 @@ def other_programs_cores(report: dict) -> float:
 
 #: Examples whose lesson is the training's own intra-op threads competing with the workers for the
 #: cores: the tests run them with torch's default threads (every other example with one).
-THREADED = ("oversubscribed_workers.py",)
+THREADED = ("oversubscribed_workers.py", "photo_decode.py")
 
 
 def expected_for(example: str, report: dict) -> tuple:

@@ -33,3 +33,12 @@ class FakeClock:
 @pytest.fixture
 def clock():
     return FakeClock()
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_inherited_terminal_width():
+    """Text outputs wrap to COLUMNS (else 100 when piped): a width inherited from the shell that runs
+    the tests would change every golden console report. Tests that need a width set their own."""
+    saved = {key: os.environ.pop(key) for key in ("COLUMNS", "LINES") if key in os.environ}
+    yield
+    os.environ.update(saved)

@@ -8,7 +8,8 @@ from gpuprof.analysis import bottlenecks
 
 #: (judged, memory section, probe sections) -> advice, for verdicts whose fixes are not speed fixes.
 _NOT_SPEED = {
-    bottlenecks.MEMORY_OOM.id: lambda judged, memory, probes: oom_advice(memory, probes["steps"].get("batch_size")),
+    bottlenecks.MEMORY_OOM.id: lambda judged, memory, probes: oom_advice(memory, probes["steps"].get("batch_size"),
+                                                                         judged.get("evidence")),
     bottlenecks.MEMORY_SHM.id: lambda judged, memory, probes: shm_advice(
         memory["shm"], (probes.get("dataloaders") or [None])[0]),
 }

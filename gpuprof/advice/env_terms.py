@@ -1,6 +1,8 @@
 """What the environment fixes share: whether the run's env stepping is a bottleneck worth fixing
-(the verdict, or a finding beside it), and the env in gymnasium's words."""
+(the verdict, or a finding beside it), the env in gymnasium's words, and the rollout's measured
+parts that the reinforcement-learning fixes estimate from."""
 
+from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
 
 
@@ -22,3 +24,41 @@ def env_name(env: dict) -> str:
 
 def env_id(env: dict) -> str:
     return repr(env.get("spec") or "YourEnv-v0")
+
+
+def rollout_phases(ev):
+    """The environment's measured collection and learning phases (with the rollout's parts), or None."""
+    phases = (ev.env or {}).get("phases") or {}
+    return phases if phases.get("parts") else None
+
+
+def rollout_leads(phases: dict, part: str):
+    """The reason a fix for the rollout's `part` goes first (before operator-level fixes of the model),
+    or None: the rollout is most of the time and `part` its largest part."""
+    if phases is None or phases.get("largest") != part:
+        return None
+    collection, learning = phases["collection"]["share"], phases["learning"]["share"]
+    if collection <= learning:
+        return None
+    return (f"first: the rollout is {collection:.0%} of the training time and the update {learning:.0%}, so a "
+            "faster model operator (mixed precision, compile, a fused optimizer) speeds up the minority")
+
+
+def part_range(share: float, low_saving: float, high_saving: float) -> tuple:
+    """(low, figure, high) speed-ups from saving between `low_saving` and `high_saving` of a part
+    taking `share` of the time; the figure at their midpoint."""
+    mid = (low_saving + high_saving) / 2
+    return cheaper_share(share, low_saving), cheaper_share(share, mid), cheaper_share(share, high_saving)
+
+
+def leading_part(ev, part: str, low_saving: float, high_saving: float):
+    """(phases, why it goes first, the part's share, (low, figure, high)) for a fix of the rollout's
+    `part` that leads and is worth showing, else None."""
+    from gpuprof.advice.fix import MIN_GAIN
+    phases = rollout_phases(ev)
+    first = rollout_leads(phases, part)
+    if first is None:
+        return None
+    share = phases["parts"][part]
+    estimate = part_range(share, low_saving, high_saving)
+    return None if estimate[2] < MIN_GAIN else (phases, first, share, estimate)

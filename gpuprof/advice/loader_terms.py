@@ -1,6 +1,6 @@
 """A DataLoader change in the terms of whatever builds the loader: the user's own DataLoader call,
 TrainingArguments under a Hugging Face Trainer, the DataLoader in a LightningDataModule, or the
-one handed to accelerate's prepare(). Every fix that changes a loader's arguments speaks through
+one handed to accelerate's prepare() or Ray Train's prepare_data_loader(). Every fix that changes a loader's arguments speaks through
 here, in the report and in `try`'s "to keep it" line."""
 
 from gpuprof.record.changes import loader_settings
@@ -33,6 +33,10 @@ def loader_snippet(ev, settings: dict) -> str:
     if framework == "accelerate":
         return f"loader = DataLoader(dataset, {text}, ...)\n" \
                "loader = accelerator.prepare(loader)   # accelerate rebuilds it with these settings"
+    if framework == "ray":
+        return f"loader = DataLoader(dataset, {text}, ...)   # in your train_func\n" \
+               "loader = ray.train.torch.prepare_data_loader(loader)   # Ray rebuilds it with these settings " \
+               "(ScalingConfig(num_workers=...) counts training workers, not these)"
     return f"DataLoader(dataset, {text}, ...)"
 
 
@@ -64,4 +68,7 @@ def keep_loader_line(settings: dict, loader, framework=None) -> str:
         return f"{before}in your LightningDataModule's train_dataloader: DataLoader(..., {args})"
     if framework == "accelerate":
         return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args}), before accelerator.prepare"
+    if framework == "ray":
+        return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args}), before " \
+               "ray.train.torch.prepare_data_loader"
     return f"{before}at {loader or 'the DataLoader'}: DataLoader(..., {args})"

@@ -74,3 +74,57 @@ def next_prime(n: int) -> int:
         if all(n % d for d in range(2, int(n ** 0.5) + 1)):
             return n
         n += 1
+
+
+# The estimate's uncertainty. Every estimate is the model above at the run's measured figures; a
+# range takes those figures at their pessimistic and optimistic ends:
+# - the measured steps' own spread (p90 over median): the shares a step splits into are known no
+#   better than the step time itself, taken within STEP_SPREAD_MIN..STEP_SPREAD_MAX;
+# - the compute part of a step: while producers share the cores it runs slower than it will once
+#   they leave. The input ceiling measured by `gpuprof try` put it at 0.04-1.07 of its measured size
+#   on this project's CPU-only examples, median 0.56 (docs/benchmarks.md), so the optimistic end takes
+#   it at COMPUTE_RELIEF_CPU_ONLY of itself; with a GPU, where the host only launches work,
+#   COMPUTE_RELIEF_GPU;
+# - a fix's assumptions (how much a cheaper producer saves, how far more workers scale): a fix that
+#   states no ends of its own has its saving, or its speed-up where that is nearer, taken at
+#   ASSUMED_SAVING_LOW of itself at the pessimistic end, and what is left of the step beside its
+#   compute part at 1 / ASSUMED_SAVING_HIGH at the optimistic end: measured over estimated ranged
+#   0.78-1.36 for such fixes beyond the measurement noise.
+STEP_SPREAD_MIN, STEP_SPREAD_MAX, STEP_SPREAD_UNKNOWN = 0.05, 0.3, 0.1
+COMPUTE_RELIEF_CPU_ONLY, COMPUTE_RELIEF_GPU = 0.5, 0.85
+ASSUMED_SAVING_LOW, ASSUMED_SAVING_HIGH = 0.75, 1.15
+
+
+def measured_spread(ev) -> float:
+    """The relative spread of the measured step time that every share inherits."""
+    spread = getattr(ev, "step_spread", None)
+    if spread is None:
+        return STEP_SPREAD_UNKNOWN
+    return min(max(spread, STEP_SPREAD_MIN), STEP_SPREAD_MAX)
+
+
+def saving_scaled(speedup: float, factor: float) -> float:
+    """The speed-up when the share of the step a fix saves is `factor` times what it was."""
+    saved = 1.0 - 1.0 / max(speedup, 1e-9)
+    return 1.0 / max(1.0 - saved * factor, 1e-9)
+
+
+def estimate_range(ev, central: float, low: float = None, high: float = None, relieves_compute: bool = False):
+    """(low, high) around `central`, the speed-up at the measured figures. `low`/`high`: the fix's
+    own ends of its assumptions, where it states them. The pessimistic end saves less by the step's
+    spread. The optimistic end splits the step left after the fix into the compute part and the rest:
+    the rest shrinks by the assumed saving's end (a fix without ends of its own) and the spread; the
+    compute part, for a fix that takes producers' work off the cores (`relieves_compute`), sheds its
+    slowdown from sharing them, never more than the time the fix saves."""
+    spread = measured_spread(ev)
+    if low is None:
+        low = max(saving_scaled(central, ASSUMED_SAVING_LOW), central * ASSUMED_SAVING_LOW)
+    low = min(low, central)
+    low = saving_scaled(low, 1.0 - spread) if low >= 1.0 else low / (1.0 + spread)
+    remaining = 1.0 / max(high if high is not None else central, central, 1e-9)
+    compute = min(max(1.0 - (ev.wait_share or 0.0), 0.0), remaining) if relieves_compute else 0.0
+    rest = (remaining - compute) / (ASSUMED_SAVING_HIGH if high is None else 1.0)
+    if relieves_compute:
+        relief = COMPUTE_RELIEF_GPU if ev.gpu else COMPUTE_RELIEF_CPU_ONLY
+        compute -= min(compute * (1.0 - relief), 1.0 - 1.0 / max(central, 1.0))
+    return low, (1.0 + spread) / max(rest + compute, 1e-9)

@@ -8,8 +8,8 @@ from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.sizes import mib
 
 
-def oom_advice(memory: dict, batch_size=None) -> list:
-    facts = MemoryFacts.of(memory, batch_size)
+def oom_advice(memory: dict, batch_size=None, evidence=None) -> list:
+    facts = MemoryFacts.of(memory, batch_size, evidence)
     out = []
     for fix in fixes.MEMORY:
         built = fix.build(facts)

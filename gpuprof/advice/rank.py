@@ -1,22 +1,29 @@
 """Turn the registered fixes into ranked advice for one run.
 
+Each estimate is computed once, here: a range (`estimate`: low and high) from the fix's figure at
+the run's measured inputs and the step model's uncertainty (advice.model.estimate_range), the fix's
+own ends where its build states them (`estimate_low`, `estimate_high`). `estimated_speedup` is the
+range's midpoint, and it is the one number ranking reads; every renderer, `try` and the gate show
+the same range.
+
 The order, by the traits each fix declares: fixes addressing the verdict first; among them those
-that keep training the same before those that change what the model trains on; then by estimated
-speed-up, then by effort (estimates within 5% of each other count as equal). A worthwhile setting
+that keep training the same before those that change what the model trains on; then by the
+estimate's midpoint, then by effort (midpoints within 5% of each other count as equal). A worthwhile setting
 that `try` measures as it is goes ahead of code rewrites whose estimate rests on an assumed saving;
 a fix that leads (DataParallel -> DDP) goes first, saying why."""
 
 import math
 
 from gpuprof.advice import fixes
-from gpuprof.advice.situation import Situation
+from gpuprof.advice.model import estimate_range
+from gpuprof.advice.situation import INPUT, Situation
+from gpuprof.advice.wording import range_words
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.bottleneck import BESIDE
 
 
 def advise(ev, verdict: dict, findings=()) -> list:
-    """Fixes that apply to this run, ranked. Estimates are rounded down so that none exceeds its
-    own bound."""
+    """Fixes that apply to this run, ranked, each estimate a range (low rounded down, high up)."""
     situation = Situation(verdict=verdict, findings=tuple(findings))
     out = []
     for fix in fixes.SPEED:
@@ -29,11 +36,14 @@ def advise(ev, verdict: dict, findings=()) -> list:
         if not built:
             continue
         estimate = built.get("estimated_speedup")
-        advice = {"id": fix.id, "title": fix.title,
-                  "estimated_speedup": math.floor(estimate * 100) / 100 if estimate is not None else None,
+        advice = {"id": fix.id, "title": fix.title, "estimated_speedup": None,
                   "where": built.get("where"), "detail": built.get("detail"), "snippet": built.get("snippet"),
                   "why": built.get("why"), "change": built.get("change"), "effort": fix.effort,
                   "addresses": list(fix.addresses)}
+        if estimate is not None:
+            low, high = estimate_range(ev, estimate, built.get("estimate_low"), built.get("estimate_high"),
+                                       relieves_compute=any(b in INPUT for b in fix.addresses))
+            advice = with_range(advice, low, high)
         if estimate is None and built.get("prior") is not None:
             advice["prior"] = round(built["prior"], 2)    # not estimated: ranks by a stated prior until measured
         if built.get("first"):
@@ -42,13 +52,35 @@ def advise(ev, verdict: dict, findings=()) -> list:
     bottleneck = situation.bottleneck
     if bottleneck == bottlenecks.COMPUTE.id:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
-        # device cannot deliver. A notable wait still shows as a secondary finding.
-        out = [a for a in out if bottleneck in a["addresses"] or _beside(a)]
+        # device cannot deliver. A notable wait still shows as a secondary finding. Where the input's
+        # producers take cores the step uses, fixes that make them cheaper buy back those cores.
+        costs_cores = situation.input_costs_cores is not None
+        out = [a for a in out if bottleneck in a["addresses"] or _beside(a)
+               or (costs_cores and any(b in INPUT for b in a["addresses"]))]
+        if costs_cores:
+            # No fix for the input buys more than the input made free.
+            free = (verdict.get("evidence") or {}).get("input_free_high")
+            out = [capped(a, free) if bottleneck not in a["addresses"] else a for a in out]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
     return leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
+
+
+def with_range(item: dict, low: float, high: float) -> dict:
+    """The item with its estimate as a range (two decimals, low down and high up, so that the
+    printed range holds the computed one) and `estimated_speedup` its midpoint."""
+    low, high = math.floor(low * 100) / 100, math.ceil(high * 100) / 100
+    return dict(item, estimated_speedup=round((low + high) / 2, 2), estimate={"low": low, "high": high})
+
+
+def capped(item: dict, bound: float) -> dict:
+    """The item with its estimate no higher than `bound` (a speed-up something else limits)."""
+    estimate = item.get("estimate") or {}
+    if item.get("estimated_speedup") is None or estimate.get("high", item["estimated_speedup"]) <= bound:
+        return item
+    return with_range(item, min(estimate.get("low", bound), bound), bound)
 
 
 def _beside(item: dict) -> bool:
@@ -82,7 +114,7 @@ def _settings_before_rewrites(advice: list, bottleneck) -> list:
         target = ranked.index(passed[0])
         ranked.remove(item)
         ranked.insert(target, item)
-        item["ranked_by"] = (f"ahead of {passed[0]['id']} (up to {passed[0]['estimated_speedup']:.2f}x): a setting "
+        item["ranked_by"] = (f"ahead of {passed[0]['id']} ({range_words(passed[0])}): a setting "
                              "that `gpuprof try --fix` measures as it is, where that code change's estimate rests "
                              "on an assumed saving")
     return ranked
@@ -114,7 +146,7 @@ def _prefer_less_effort_among_near_ties(advice: list, bottleneck) -> list:
                 continue
             if same_group and b["effort"] < a["effort"] and b["estimated_speedup"] * NEAR_TIE >= a["estimated_speedup"]:
                 ranked[i], ranked[i + 1] = b, a
-                b["ranked_by"] = (f"ahead of {a['id']} (up to {a['estimated_speedup']:.2f}x): estimates within "
+                b["ranked_by"] = (f"ahead of {a['id']} ({range_words(a)}): estimates within "
                                   f"{NEAR_TIE - 1:.0%} of each other go to the one with less effort")
                 changed = True
     return ranked

@@ -33,7 +33,20 @@ class Situation:
         for finding in self.findings:
             if finding["bottleneck"] in INPUT:
                 return finding["bottleneck"]
+        if self.input_costs_cores is not None:
+            return bottlenecks.INPUT_CPU.id
         return None
+
+    @property
+    def input_costs_cores(self):
+        """On a compute verdict whose input takes a notable share of the cores the step uses
+        (gpuprof.analysis.input_cost), the input's cost as a contended input finding: its share is
+        the part of each step the input made free would save. Else None."""
+        evidence = self.verdict.get("evidence") or {}
+        if self.bottleneck != bottlenecks.COMPUTE.id or evidence.get("input_cost_share") is None:
+            return None
+        return {"bottleneck": bottlenecks.INPUT_CPU.id, "share": evidence["input_cost_share"],
+                "evidence": dict(evidence, contended=True)}
 
     @property
     def contended(self):
@@ -41,7 +54,7 @@ class Situation:
         for finding in (self.verdict,) + tuple(self.findings):
             if (finding.get("evidence") or {}).get("contended"):
                 return finding
-        return None
+        return self.input_costs_cores
 
     def cheaper_input(self, ev, k: float) -> float:
         """Speed-up from making each batch k times cheaper. When workers and training share the CPU,
@@ -54,6 +67,12 @@ class Situation:
     def input_cost(self, ev) -> str:
         """What the input costs, in the terms the verdict measured it: a wait, or a share of the CPU."""
         contended = self.contended
+        evidence = (contended or {}).get("evidence") or {}
+        if evidence.get("input_cost_share") is not None:
+            needs = ("the thread that launches the GPU's kernels waits for a core while they run" if ev.gpu
+                     else "cores the training needs")
+            return (f"steps hardly wait for data, but the workers use {pct(evidence.get('input_cpu_share') or 0)} of "
+                    f"the job's CPU: {needs}")
         if contended is not None:
             return f"making batches takes {pct(contended.get('share') or 0)} of the job's CPU, which training needs"
         return f"{pct(ev.wait_share)} of each step waits for data"

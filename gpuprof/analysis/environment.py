@@ -4,10 +4,15 @@
 The probe writes a running sum of environment-step seconds a few times a second; the window's
 share is the sum's rise between the window's ends (interpolated between the written points).
 
-Phases are estimated from the step times: an update step takes about the median step time, so the
-learning phase is the measured steps times that median and collection (the rollout) is the rest of
-the window. They are given only where the environment's time lies within the collection phase
-(a loop that steps its environment inside every update, like DQN, has no separate rollout)."""
+Phases are measured where the rollout probe wrote them (gpuprof.analysis.rollout: each collection
+phase's span, with env stepping, policy inference, host conversions and the rest apart). Without
+them they are estimated from the step times: an update step takes about the median step time, so
+the learning phase is the measured steps times that median and collection (the rollout) is the
+rest of the window; estimated phases are given only where the environment's time lies within the
+collection phase (a loop that steps its environment inside every update, like DQN, has no separate
+rollout)."""
+
+from gpuprof.analysis.rollout import measured_phases
 
 #: Collection phase share from which the loop is taken to collect and learn in turns.
 PHASES_NOTABLE = 0.05
@@ -15,8 +20,9 @@ PHASES_NOTABLE = 0.05
 PHASE_SLACK = 0.05
 
 
-def analyse_environment(described: list, sums: list, steps: dict):
-    """`described`: env events; `sums`: env_steps events (every process); `steps`: the loop section.
+def analyse_environment(described: list, sums: list, steps: dict, rollouts=()):
+    """`described`: env events; `sums`: env_steps events (every process); `steps`: the loop section;
+    `rollouts`: the rollout probe's collection phases.
     {} when no environment was stepped, else {"environment": {...}}."""
     if not sums:
         return {}
@@ -36,7 +42,7 @@ def analyse_environment(described: list, sums: list, steps: dict):
     share = min(seconds / window, 1.0) if window > 0 else None
     section.update(seconds=round(seconds, 6), calls=calls, share=round(share, 4) if share is not None else None,
                    per_call_s=round(seconds / calls, 6) if calls else None)
-    phases = _phases(steps, window, seconds)
+    phases = measured_phases(rollouts, pid, start, end, window) or _phases(steps, window, seconds)
     if phases:
         section["phases"] = phases
     return {"environment": section}

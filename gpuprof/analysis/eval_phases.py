@@ -1,6 +1,8 @@
 """Evaluation phases as time intervals: the trained model's eval-mode phases (probes.eval_phases)
 and the passes over other DataLoaders are one evaluation wherever they overlap (a validation loop
-under model.eval() is one pass, not two)."""
+under model.eval() is one pass, not two). A reinforcement-learning policy switched to eval mode for its
+rollout is collecting, not evaluating: a phase in which the program stepped its environments is
+no evaluation."""
 
 
 def phases_in(events, pid, start: float, end: float) -> list:
@@ -41,3 +43,17 @@ def steps_outside(boundaries: list, phases: list) -> set:
             kept.add(i)
         previous = event["t"]
     return kept
+
+
+def outside_rollouts(events, rollouts) -> list:
+    """The eval-mode phase events in which no collection phase (gpuprof.analysis.rollout) stepped an
+    environment."""
+    spans = [(r.get("pid"), r["first"], r["last"]) for r in rollouts
+             if r.get("first") is not None and r.get("last") is not None and r.get("env_calls")]
+    return [e for e in events if not _overlaps(e, spans)]
+
+
+def _overlaps(event: dict, spans: list) -> bool:
+    t0, t = event.get("t0"), event.get("t")
+    return t0 is not None and t is not None and any(
+        pid == event.get("pid") and began < t and ended > t0 for pid, began, ended in spans)

@@ -68,6 +68,9 @@ class Evidence:
     env: dict = None                      # the environment stepped (gymnasium), its time and phases
     env_share: float = None               # ... its share of the training time
     startup: dict = None                  # launch to the end of the first step (analysis.startup)
+    ddp_syncs_per_step: float = None      # DDP gradient all-reduces per optimizer step (analysis.ddp_syncs)
+    step_spread: float = None             # how far the measured steps' time spreads: p90 over median, minus 1
+    program: dict = None                  # the run's command and its script's own options (analysis.script_flags)
 
     @property
     def inline_producer(self) -> bool:
@@ -77,12 +80,24 @@ class Evidence:
         return bool(self.loader) and not self.loader.get("num_workers")
 
     @property
+    def idle_cores(self) -> float:
+        """Cores nobody used: those the job left free over the measured steps, no more than the
+        machine's idle share over the run. The one figure every statement about idle cores reads."""
+        free = self.cores_free if self.cores_busy is not None else float(self.cpu_count)
+        if self.machine_idle is not None:
+            free = min(free, self.machine_idle * self.cpu_count)
+        return free
+
+    @property
+    def no_idle_core(self) -> bool:
+        """Every core in use: less than 15% of the cores idle."""
+        return self.idle_cores < 0.15 * self.cpu_count
+
+    @property
     def contended(self) -> bool:
-        """No idle core: the machine's CPUs are all in use (over the run, or the job alone over the
-        measured steps)."""
-        return (self.machine_idle is not None and self.machine_idle < 0.15) or \
-            (self.cpu_pressure is not None and self.cpu_pressure > 0.25) or \
-            (self.cores_busy is not None and self.cores_busy >= 0.85 * self.cpu_count)
+        """Cores are fought over: none is idle, or runnable threads wait for a core (CPU pressure),
+        which a CPU quota causes with idle cores on the machine."""
+        return self.no_idle_core or (self.cpu_pressure is not None and self.cpu_pressure > 0.25)
 
 
 def gather(sections: dict) -> Evidence:
@@ -97,6 +112,7 @@ def gather(sections: dict) -> Evidence:
     ev.env = sections.get("environment") or None
     ev.env_share = (ev.env or {}).get("share")
     ev.startup = sections.get("startup") or None
+    ev.ddp_syncs_per_step = (sections.get("ddp_comm") or {}).get("syncs_per_step")
     if loaders:
         ev.loader = loaders[0]
         _read_producer(ev, ev.loader.get("producer") or {})
@@ -111,6 +127,7 @@ def gather(sections: dict) -> Evidence:
     ev.data_parallel = bool((sections.get("frameworks") or {}).get("data_parallel"))
     ev.data_parallel_where = (sections.get("frameworks") or {}).get("data_parallel_where")
     ev.model = sections.get("model") or None
+    ev.program = sections.get("program_options") or None
     ev.optimizer_share = (((steps.get("sampled") or {}).get("shares")) or {}).get("optimizer")
     ev.cpu_flags = tuple(system.get("cpu_flags") or ())
     ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
@@ -125,6 +142,8 @@ def _read_steps(ev: Evidence, steps: dict) -> None:
     ev.wait_share = steps.get("data_wait_share")
     ev.wait_source = steps.get("data_wait_source")
     ev.window_s = steps.get("window_s")
+    if steps.get("p90_step_s") and steps.get("median_step_s"):
+        ev.step_spread = max(steps["p90_step_s"] / steps["median_step_s"] - 1.0, 0.0)
     training = steps.get("training_cpu") or {}
     ev.training_cpu_wait = training.get("wait_share")
     if training.get("run_s") is not None and ev.window_s:
@@ -161,9 +180,11 @@ def _read_producer(ev: Evidence, producer: dict) -> None:
     wall = producer.get("wall_s") or 0.0
     if not (wall > 0 and (producer.get("batches") or ev.attached)):
         return
-    ev.producer_cpu_ratio = producer.get("cpu_s", 0.0) / wall
-    ev.producer_user_ratio = (producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall
-    ev.producer_runnable_ratio = (producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall
+    # CPU over wall is at most the job's cores, whatever the clocks' granularity made of short batches.
+    cores = ev.cpu_count or 1
+    ev.producer_cpu_ratio = min(producer.get("cpu_s", 0.0) / wall, cores)
+    ev.producer_user_ratio = min((producer.get("cpu_s", 0.0) - producer.get("system_cpu_s", 0.0)) / wall, cores)
+    ev.producer_runnable_ratio = min((producer.get("cpu_s", 0.0) + producer.get("runqueue_s", 0.0)) / wall, cores)
     if producer.get("process_cpu_s") is not None:
         ev.producer_helped_ratio = max(producer["process_cpu_s"] - producer.get("cpu_s", 0.0), 0.0) / wall
     ev.producer_disk_rate = producer.get("read_bytes", 0) / wall

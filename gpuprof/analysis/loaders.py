@@ -51,6 +51,8 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "batches": sum(count(b) for b in own_batches),
             "wait_s": total(own_batches, "w"),
             "workers_seen": len(workers),
+            # Worker ids restart at 0 each epoch (new processes unless persistent): ids, not processes.
+            "workers_per_epoch": len({w for _, w in workers}),
             "producer": {
                 "batches": fetched,
                 "wall_s": wall,
@@ -97,6 +99,7 @@ def group_by_line(entries: list) -> list:
         merged = dict(busiest, instances=len(members), ids=[m["id"] for m in members])
         for name in _SUMMED:
             merged[name] = sum(m.get(name) or 0 for m in members)
+        merged["workers_per_epoch"] = max((m.get("workers_per_epoch") or 0) for m in members)
         producer = dict(busiest["producer"])
         for name in _PRODUCER_SUMMED:
             producer[name] = sum((m["producer"].get(name) or 0) for m in members)

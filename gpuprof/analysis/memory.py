@@ -3,6 +3,8 @@ workers' copy-on-write growth, the machine paging, and how the run ended (out of
 
 Pure: built from the memory probe's events, the step window and the system record."""
 
+import os
+
 from gpuprof.analysis.job_gpus import job_gpus, nvml_uuid
 from gpuprof.analysis.series import count
 
@@ -45,16 +47,25 @@ def _points(events, start, end):
     return out
 
 
-def growth(points, measured_steps: int = None):
+def positions(points, seconds_per_step: float = None) -> tuple:
+    """(step positions, values) of the memory points: by time over the mean step's duration where it
+    is known (the probe reads memory at most every few milliseconds, not at every fast step), else by
+    the count of steps each point stands for."""
+    values = [value for _, value, _ in points]
+    if seconds_per_step:
+        return [t / seconds_per_step for t, _, _ in points], values
+    xs, step = [], 0
+    for _, _, n in points:
+        step += n
+        xs.append(step)
+    return xs, values
+
+
+def growth(points, seconds_per_step: float = None):
     """Least-squares slope of memory against the step (bytes per step) and its correlation."""
     if len(points) < 5:
         return None
-    xs, ys = [], []
-    step = 0
-    for _, value, n in points:
-        step += n
-        xs.append(step)
-        ys.append(value)
+    xs, ys = positions(points, seconds_per_step)
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mean_x) ** 2 for x in xs)
     syy = sum((y - mean_y) ** 2 for y in ys)
@@ -63,17 +74,21 @@ def growth(points, measured_steps: int = None):
         return None
     slope = sxy / sxx
     r = sxy / (sxx * syy) ** 0.5 if syy > 0 else 0.0
-    return {"slope_bytes_per_step": slope, "r": r, "steps": xs[-1], "total_bytes": slope * (xs[-1] - xs[0]),
+    steps = round(xs[-1] - xs[0]) + 1 if seconds_per_step else xs[-1]
+    return {"slope_bytes_per_step": slope, "r": r, "steps": steps, "total_bytes": slope * (xs[-1] - xs[0]),
             "first_bytes": ys[0], "last_bytes": ys[-1]}
 
 
-def half_slopes(points) -> list:
+def seconds_per_step(steps: dict):
+    """The measured steps' mean duration (the window over its steps), or None without one."""
+    start, end = steps.get("window_start"), steps.get("window_end")
+    measured = steps.get("measured") or steps.get("count")
+    return (end - start) / measured if start is not None and end is not None and measured and end > start else None
+
+
+def half_slopes(points, seconds_per_step: float = None) -> list:
     """The growth rate of each half of the window: a steady leak grows in both, warm-up in one."""
-    xs, ys, step = [], [], 0
-    for _, value, n in points:
-        step += n
-        xs.append(step)
-        ys.append(value)
+    xs, ys = positions(points, seconds_per_step)
     if len(xs) < 10:
         return [0.0, 0.0]
     half = len(xs) // 2
@@ -124,9 +139,10 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
     out["headroom"] = headroom(out, system, steps.get("batch_size"), devices)
     findings = []
     points = _points(own, steps.get("window_start"), steps.get("window_end"))
-    trend = growth(points)
+    per_step = seconds_per_step(steps)
+    trend = growth(points, per_step)
     out["growth"] = trend
-    if leaks(trend, half_slopes(points)):
+    if leaks(trend, half_slopes(points, per_step)):
         findings.append(_growth_finding(trend, cuda, system, devices))
     workers = _worker_growth(worker_memory)
     if workers:
@@ -247,27 +263,73 @@ def _rate(slope) -> str:
 
 
 def _worker_growth(worker_memory):
-    """Workers whose private memory grew while they ran: copy-on-write of Python objects that
-    reference counting touches in every worker (`worker_mem` events: each worker's first and
-    later readings of its private memory)."""
+    """Workers whose private memory grew while they ran (`worker_mem` events: each worker's first and
+    later readings of its private memory, with what it held at its first and last reading), and the
+    cause the workers' clues show — or that it is not known."""
     by_pid = {}
     for event in sorted(worker_memory, key=lambda e: e.get("t") or 0):
         if event.get("private") is None:
             continue
-        entry = by_pid.setdefault(event.get("pid"), {"pid": event.get("pid"), "first": event["private"]})
+        entry = by_pid.setdefault(event.get("pid"), {"pid": event.get("pid"), "first": event["private"],
+                                                     "clues_first": event.get("clues") or {}})
         entry["last"] = event["private"]
+        clues = event.get("clues") or {}
+        if clues.get("attributes"):
+            entry["clues_last"] = dict(entry.get("clues_last") or {}, attributes=clues["attributes"])
+        for buffer in clues.get("buffers") or []:      # a buffer seen full at any reading
+            entry.setdefault("buffers", []).append(buffer)
     grown = [w for w in by_pid.values()
              if w["last"] - w["first"] >= WORKER_GROWTH_BYTES and w["last"] - w["first"] >= WORKER_GROWTH_SHARE * max(w["first"], 1)]
     if not grown:
         return None
     mean = sum(w["last"] - w["first"] for w in grown) / len(grown)
-    return {"kind": "worker_growth", "workers": grown,
+    cause, fix, known = worker_growth_cause(grown)
+    return {"kind": "worker_growth", "cause_known": known,
+            "workers": [{k: w[k] for k in ("pid", "first", "last")} for w in grown],
             "summary": f"{len(grown)} DataLoader worker{'s' if len(grown) != 1 else ''} grew {mean / 2**20:.0f} MiB of "
-                       "private memory each while they ran: copy-on-write of Python objects. A Dataset that holds a "
-                       "list or dict of Python objects is shared with forked workers, and reading an item updates "
-                       "its reference count, so every page it touches becomes each worker's own copy",
-            "fix": "keep the data in numpy arrays or tensors (or one bytes buffer with offsets), not lists or dicts "
-                   "of Python objects; fewer workers only slow the growth"}
+                       f"private memory each while they ran: {cause}",
+            "fix": fix}
+
+
+def worker_growth_cause(grown: list):
+    """(cause, fix, known) from what the grown workers held: a container of the dataset that grew, a
+    long buffer in a live generator of the pipeline, a long table the dataset held from the start (shared
+    by fork, copied page by page as reference counts touch it), or nothing that explains it."""
+    growing, buffers, tables = {}, {}, {}
+    for worker in grown:
+        first = (worker.get("clues_first") or {}).get("attributes") or {}
+        for name, (kind, length) in ((worker.get("clues_last") or {}).get("attributes") or {}).items():
+            before = (first.get(name) or [kind, 0])[1]
+            target = growing if length > 1.5 * max(before, 1) and length - before >= 100 else tables
+            target[name] = max(target.get(name, (kind, 0)), (kind, length), key=lambda x: x[1])
+        for buffer in worker.get("buffers") or []:
+            key = (buffer["function"], buffer["local"])
+            buffers[key] = max(buffers.get(key, buffer), buffer, key=lambda b: b["items"])
+    if growing:
+        name, (kind, length) = max(growing.items(), key=lambda kv: kv[1][1])
+        return (f"the dataset's `{name}` ({kind}) grew to {length:,} items in each worker — a cache kept per "
+                "worker, each worker filling its own copy",
+                "bound the cache, fill it before the workers start (they then share it), or keep it on disk", True)
+    if buffers:
+        buffer = max(buffers.values(), key=lambda b: b["items"])
+        where = f"{os.path.basename(buffer['file'])}:{buffer['line']}"
+        held = f", about {buffer['bytes'] / 2**20:.0f} MiB," if buffer.get("bytes") else ""
+        return (f"`{buffer['local']}` in {buffer['function']} ({where}) holds {buffer['items']:,} items{held} in each "
+                "worker — a shuffle buffer or prefetched samples, held once per worker",
+                "a smaller buffer (each worker keeps its own: workers x buffer in all), or samples kept in their "
+                "compact form in it (encoded bytes, uint8) and decoded after they are drawn", True)
+    if tables:
+        name, (kind, length) = max(tables.items(), key=lambda kv: kv[1][1])
+        return (f"the dataset holds `{name}`, a {kind} of {length:,} Python objects, shared with the forked "
+                "workers: reading an item updates its reference count, so every page it touches becomes each "
+                "worker's own copy (copy-on-write)",
+                "keep the data in numpy arrays or tensors (or one bytes buffer with offsets), not lists or dicts of "
+                "Python objects; fewer workers only slow the growth", True)
+    return ("the cause is not known from what gpuprof sees in the workers (no long container in the dataset or "
+            "its iterator); possible: a cache or buffer in a library the dataset uses, or copy-on-write of "
+            "Python objects the dataset reaches",
+            "look for what each worker keeps between batches (caches, buffers, growing lists) in the dataset "
+            "and the libraries it calls", False)
 
 
 def _paging(system: dict):

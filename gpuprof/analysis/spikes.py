@@ -6,6 +6,7 @@ and its mean 50 ms because of periodic evaluation.
 Pure: from the measured steps' durations in order, one per step (blocks of steps summed by the
 probes' streams count as their mean and are never a spike)."""
 
+import math
 import statistics
 
 SPIKE = 3.0            # a step this many times the median ...
@@ -13,13 +14,16 @@ SPIKE_MIN_S = 0.02     # ... and at least this much longer than it is a slow ste
 MIN_SPIKES = 3         # slow steps needed to speak of a period
 ON_PERIOD = 0.7        # share of the gaps between slow steps within one step of the period
 SLOW_START = 1.5       # the first tenth of the steps this much slower than the rest is a slow start
+CHANCE = 0.01          # the chance that random slow steps fill some lattice tried as well as the best
 
 
 def periodic_spikes(durations: list):
     """{every, count, extra_s, share, typical_s, median_s} for slow steps at a steady interval, or None.
     `durations`: the measured steps' durations, in order. The period is the step interval whose
     lattice (every p-th step from some step on) holds the most slow steps, with at least ON_PERIOD of
-    its places slow: slow steps off the lattice (a busy machine's stalls) neither hide it nor count."""
+    its places slow: slow steps off the lattice (a busy machine's stalls) neither hide it nor count.
+    A loaded machine's stalls fall at random, and among the many lattices tried one with few places
+    is often full by chance: the best one must also be fuller than chance would make any of them."""
     if len(durations) < 4 * MIN_SPIKES:
         return None
     median = statistics.median(durations)
@@ -28,22 +32,40 @@ def periodic_spikes(durations: list):
         return None
     slow_set, n = set(slow), len(durations)
     candidates = {b - a for k, a in enumerate(slow[:200]) for b in slow[k + 1:k + 40]}
-    best = None
+    best, tried = None, 0
     for every in sorted(p for p in candidates if 2 <= p <= n // MIN_SPIKES):
         for first in {i % every for i in slow}:
+            tried += 1
             places = range(first, n, every)
             hits = [i for i in places if i in slow_set]
             if len(hits) >= MIN_SPIKES and len(hits) >= ON_PERIOD * len(places) and \
                     (best is None or len(hits) > len(best[1])):
-                best = (every, hits)
-    if best is None:
+                best = (every, hits, len(places))
+    if best is None or tried * _binomial_tail(best[2], len(best[1]), len(slow) / n) > CHANCE:
         return None
-    every, hits = best
+    every, hits, _ = best
     extra = sum(durations[i] - median for i in hits)
     total = sum(durations)
     return {"every": every, "count": len(hits), "extra_s": round(extra, 4),
             "share": round(extra / total, 4) if total else None,
             "typical_s": round(statistics.median(durations[i] for i in hits), 4), "median_s": round(median, 4)}
+
+
+def _binomial_tail(places: int, need: int, p: float) -> float:
+    """P(at least `need` of `places` steps are slow) when each is slow with probability p on its
+    own. The best of `tried` lattices must be this unlikely `tried` times over (CHANCE in all):
+    random stalls at that rate would rarely fill any of them as well."""
+    if p >= 1.0:
+        return 1.0
+    log_term = (math.lgamma(places + 1) - math.lgamma(need + 1) - math.lgamma(places - need + 1)
+                + need * math.log(p) + (places - need) * math.log1p(-p))
+    term, total = math.exp(log_term), 0.0
+    for k in range(need, places + 1):
+        total += term
+        if term < total * 1e-12:
+            break
+        term *= (places - k) / (k + 1) * p / (1 - p)
+    return total
 
 
 MAX_SLOW_KEPT = 200
@@ -97,12 +119,25 @@ def slow_start(durations: list):
     return {"steps": first, "times": round(early / rest, 2)}
 
 
-def describe(spikes: dict) -> str:
+def describe(spikes: dict, phases: dict = None) -> str:
+    """`phases`: the environment's measured collection phases, when the slow steps are the rollouts."""
     what = (f"{spikes['where']} runs in them" if spikes.get("where") else
             "work inside the loop every N steps (evaluation, checkpoint saving, logging)")
+    if _rollouts(spikes, phases or {}):
+        what = ("each is a rollout (the experience collected between two updates: env steps, policy inference; "
+                "its parts in the note on collection and learning)")
     return (f"every {spikes['every']} steps a step takes {spikes['typical_s'] * 1e3:.0f} ms instead of "
             f"{spikes['median_s'] * 1e3:.0f} ms ({spikes['count']} such steps, {spikes['share']:.0%} of the measured "
             f"time): {what}, which the median hides")
+
+
+def _rollouts(spikes: dict, phases: dict) -> bool:
+    """Whether the slow steps are the measured rollouts: about as many, and together about as long."""
+    count = phases.get("count") or 0
+    collection = (phases.get("collection") or {}).get("seconds") or 0.0
+    slow_s = spikes["count"] * spikes["typical_s"]
+    return bool(phases.get("parts")) and abs(spikes["count"] - count) <= max(1, count // 4) and \
+        0.5 * collection <= slow_s <= 2.0 * collection
 
 
 IN_SLOW = 0.5          # a function on the stack in at least half the slow steps' sampled time ...

@@ -15,7 +15,7 @@ import sys
 from gpuprof.launch.errors import UsageProblem
 
 MISSING = ("gpuprof attach needs py-spy to read a running job's Python stacks: "
-           "pip install 'gpuprof-advisor[attach]' (or pip install py-spy)")
+           "pip install py-spy")
 MAX_STACKS = 4000          # distinct stacks kept per thread; the rest are summed as one "other" stack
 
 _PROCESS_FRAME = re.compile(r'^process (\d+):"(.*)"$', re.DOTALL)

@@ -23,6 +23,8 @@ def main(argv=None) -> None:
         sys.exit(2)
     except KeyboardInterrupt:       # Ctrl-C before the program started or outside a run
         sys.exit(130)
+    from gpuprof.launch.exit_status import die_like
+    die_like(result)                # a job that died of a signal: gpuprof dies of it too
     sys.exit(result if isinstance(result, int) else 0)
 
 

@@ -1,13 +1,21 @@
 """The Typer app, and the one place that adds each subcommand module's command to it."""
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 import gpuprof
+from gpuprof.cli.help_format import HelpContext
 from gpuprof.launch.errors import UsageProblem
+
+class _Group(TyperGroup):
+    """The command list's help, wrapped as every command's (gpuprof.cli.help_format)."""
+
+    context_class = HelpContext
+
 
 app = typer.Typer(
     name="gpuprof",
+    cls=_Group,
     help="Why is my GPU idle? Profile a training run without changing its code.",
     add_completion=False,
     no_args_is_help=False,
@@ -18,7 +26,10 @@ app = typer.Typer(
 
 
 class Command(TyperCommand):
-    """Usage lines as people write them: `gpuprof gate [OPTIONS] REPORT`, not `{REPORT}`."""
+    """Usage lines as people write them: `gpuprof gate [OPTIONS] REPORT`, not `{REPORT}`; help
+    wrapped at spaces, never inside a path (gpuprof.cli.help_format)."""
+
+    context_class = HelpContext
 
     def collect_usage_pieces(self, ctx):
         return [piece[1:-1] if piece.startswith("{") and piece.endswith("}") else piece
@@ -63,13 +74,14 @@ def register_commands() -> None:
     """Add each subcommand (one module each, none importing another) to the app, once."""
     if _registered:
         return
-    from gpuprof.cli import attach, demo, doctor, gate, report, run, try_
+    from gpuprof.cli import attach, compare, demo, doctor, gate, report, run, try_
     help_options = {"help_option_names": ["-h", "--help"]}
     app.command(cls=RunCommand, context_settings=help_options)(run.run)
     app.command(name="try", cls=RunCommand, context_settings=help_options)(try_.try_)
     app.command(cls=Command)(report.report)
     app.command(cls=Command)(gate.gate)
+    app.command(cls=Command)(compare.compare)
     app.command(cls=Command)(attach.attach)
     app.command(cls=Command)(doctor.doctor)
-    app.command()(demo.demo)
+    app.command(cls=Command)(demo.demo)
     _registered.append(True)

@@ -16,15 +16,16 @@ def attach(
     trace: Optional[str] = typer.Option(None, "--trace", metavar="FILE",
                                         help="Also write a timeline for ui.perfetto.dev or chrome://tracing (JSON)."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Run folder [default: ~/.local/state/gpuprof/runs/attach-<script>-...]."),
-    rate: int = typer.Option(25, "--rate", metavar="HZ",
+                                      help="Run folder [default: a new folder in ~/.local/state/gpuprof/runs, "
+                                           "named attach-<script>-...]."),
+    rate: int = typer.Option(25, "--rate", metavar="HZ", show_default=False,
                              help="Stack samples a second [default: 25; py-spy then uses about 5% of a core]."),
-    gpu: bool = typer.Option(True, "--gpu/--no-gpu", help="Sample GPUs through NVML [default: gpu]."),
+    gpu: bool = typer.Option(True, "--gpu/--no-gpu", show_default=False, help="Sample GPUs through NVML [default: gpu]."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No terminal report (files are still written)."),
 ):
     """Diagnose a training job that is already running, without restarting or changing it.
 
-    Reads the job's Python stacks from outside with py-spy (pip install 'gpuprof-advisor[attach]')
+    Reads the job's Python stacks from outside with py-spy (`pip install py-spy`)
     and its processes from /proc and NVML, then prints the report `run` would: the verdict, the
     evidence and the ranked fixes. The job's output, timing and exit status are untouched."""
     from gpuprof.workflows.attach import attach as attach_job

@@ -8,7 +8,7 @@ DEMO_PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 
 
 def demo(
-    out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: ~/.local/state/gpuprof/runs/<name>]."),
+    out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: a new folder in ~/.local/state/gpuprof/runs]."),
 ):
     """Run a bundled training example with a starved DataLoader under gpuprof."""
     from gpuprof.workflows.run import profile

@@ -7,9 +7,11 @@ import typer
 
 def report(
     run_dirs: List[str] = typer.Argument(..., metavar="RUN...",
-                                         help="A run folder written by `gpuprof run`; several (or a folder "
-                                              "holding several, one per node) make one report for the job; or "
-                                              "a report JSON (`run --json`, report.json) rendered as it is."),
+                                         help="A run folder written by `gpuprof run`, `attach` or a notebook "
+                                              "cell; several (or a folder holding several, one per node) make one "
+                                              "report for the job; a report JSON (`run --json`, report.json) "
+                                              "rendered as it is; or a `gpuprof try` folder (or its try.json), "
+                                              "whose table is shown again."),
     fmt: str = typer.Option("console", "--format", "-f", metavar="FORMAT",
                             help="console, json, markdown, trace (Perfetto / Chrome trace JSON) or html "
                                  "(one self-contained page with plots)."),

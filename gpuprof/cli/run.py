@@ -12,7 +12,8 @@ def run(
     module: Optional[str] = typer.Option(None, "-m", "--module", metavar="MODULE",
                                          help="Run a module, as `python -m MODULE ARGS`."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Run folder for samples and events [default: ~/.local/state/gpuprof/runs/<script>-<host>-<time>-<id>]."),
+                                      help="Run folder for samples and events [default: a new folder in "
+                                           "~/.local/state/gpuprof/runs, named <script>-<host>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the report as JSON."),
     interval: Optional[float] = typer.Option(None, "--interval", metavar="SECONDS",
                                              help="System sampling interval [default: 0.1]."),
@@ -35,14 +36,24 @@ def run(
     verify: bool = typer.Option(False, "--verify", help="After the report, measure the input ceiling and the top fix "
                                                         "with `gpuprof try` (2 rounds of short runs) and print them "
                                                         "next to the estimates."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 2 when the program succeeded but a report file could "
+                                                        "not be written (a full disk) [default: the program's status]."),
+    peak_tflops: Optional[float] = typer.Option(None, "--peak-tflops", metavar="TFLOPS",
+                                                help="The device's dense peak for MFU [default: measured and cached, "
+                                                     "else NVIDIA's data sheet for the GPU, else unknown]."),
+    price_per_gpu_hour: Optional[float] = typer.Option(None, "--price-per-gpu-hour", metavar="PRICE",
+                                                       help="Cost of the run, of its idle GPU time and each fix's saving."),
     command_mode: bool = typer.Option(False, "--command-mode", hidden=True),
 ):
     """Run SCRIPT (or -m MODULE, or -- COMMAND) unchanged and report why the GPU waits.
 
-    gpuprof exits with the program's own exit status (128+N if it died of signal N). Defaults for
+    gpuprof exits with the program's own exit status, and dies of the same signal when the program
+    died of one (after the report). A report that could not be written is said on stderr and changes
+    the status only with --strict. Defaults for
     --out, --interval, --probes, --gpu, --live, --quiet and --python can be set in
     [tool.gpuprof.run] in pyproject.toml."""
     return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
                    gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
                    junit=junit, markdown=markdown, command_mode=command_mode, python=python, verify=verify,
-                   html=html, trace=trace)
+                   html=html, trace=trace, strict=strict, peak_tflops=peak_tflops,
+                   price_per_gpu_hour=price_per_gpu_hour)

@@ -9,11 +9,13 @@ VALUE_OPTIONS = {
     "--steps": ("steps", int), "--warmup-steps": ("warmup_steps", int), "--gate": ("gate_config", str),
     "--junit": ("junit", str), "--markdown": ("markdown", str), "--python": ("python", str),
     "--html": ("html", str), "--trace": ("trace", str),
+    "--peak-tflops": ("peak_tflops", float), "--price-per-gpu-hour": ("price_per_gpu_hour", float),
 }
 FLAGS = {
     "--probes": ("probes", True), "--no-probes": ("probes", False), "--gpu": ("gpu", True),
     "--no-gpu": ("gpu", False), "--quiet": ("quiet", True), "-q": ("quiet", True), "--no-quiet": ("quiet", False),
     "--live": ("live", True), "--no-live": ("live", False), "--verify": ("verify", True),
+    "--strict": ("strict", True),
 }
 MODULE_OPTIONS = ("-m", "--module")
 

@@ -41,7 +41,8 @@ def try_(
     cold: bool = typer.Option(False, "--cold", help="Evict the files the program reads from the page cache before "
                                                     "every run, so each run reads the disk as a first epoch would."),
     out: Optional[str] = typer.Option(None, "--out", metavar="DIR",
-                                      help="Folder for the experiment's runs [default: ~/.local/state/gpuprof/runs/try-<script>-<host>-<time>-<id>]."),
+                                      help="Folder for the experiment's runs [default: a new folder in "
+                                           "~/.local/state/gpuprof/runs, named try-<script>-<host>-<time>-<id>]."),
     json_path: Optional[str] = typer.Option(None, "--json", metavar="FILE", help="Also write the results as JSON ('-' for stdout)."),
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="Also write the results as Markdown."),
     interval: Optional[float] = typer.Option(None, "--interval", metavar="SECONDS",

@@ -24,6 +24,9 @@ def sections(facts: dict) -> list:
     out.append(torch_section(facts.get("torch") or [], len(nvml.get("gpus") or [])))
     out.append(pyspy_section(facts.get("pyspy") or {}))
     out.append(limits_section(facts.get("limits") or {}))
+    if "peaks" in facts:
+        from gpuprof.doctor.peak_check import peaks_section
+        out.append(peaks_section(facts["peaks"]))
     return out
 
 
@@ -148,7 +151,7 @@ def _torch_line(answer: dict, role: str, nvml_gpus: int) -> Line:
 
 def pyspy_section(spy: dict) -> Section:
     lines = [Line(OK, f"py-spy at {spy['path']}") if spy.get("path") else
-             Line(NONE, "py-spy is not installed: gpuprof attach needs it (pip install 'gpuprof-advisor[attach]')")]
+             Line(NONE, "py-spy is not installed: gpuprof attach needs it (pip install py-spy)")]
     scope, root = spy.get("ptrace_scope"), spy.get("root")
     if scope is None:
         lines.append(Line(NONE, "no Yama ptrace_scope here: attach may read the processes of your own user"))

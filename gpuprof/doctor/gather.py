@@ -18,7 +18,15 @@ def gather() -> dict:
     answers, pid_check = ask_torch_where_jobs_run(hold=bool(nvml.get("gpus")))
     return {"nvml": nvml, "visible": os.environ.get("CUDA_VISIBLE_DEVICES"),
             "order": os.environ.get("CUDA_DEVICE_ORDER"), "torch": answers, "pid_check": pid_check,
-            "container": host_facts.container(), "pyspy": host_facts.pyspy(), "limits": host_facts.limits()}
+            "container": host_facts.container(), "pyspy": host_facts.pyspy(), "limits": host_facts.limits(),
+            "peaks": peaks_with(answers)}
+
+
+def peaks_with(answers: list) -> list:
+    """The peak benchmark (doctor/peak_check.py) in the first python whose torch answered."""
+    from gpuprof.doctor.peak_check import measure_peaks
+    usable = next((a for a in answers if not a.get("error") and a.get("python")), None)
+    return measure_peaks(usable["python"], bool(usable.get("count"))) if usable else []
 
 
 def ask_torch_where_jobs_run(hold: bool = False) -> tuple:

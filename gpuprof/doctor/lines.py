@@ -37,15 +37,31 @@ def fancy(stream, environ=None) -> bool:
         return False
 
 
-def render(sections: list, pretty: bool = False) -> str:
+def render(sections: list, pretty: bool = False, width: int = None) -> str:
+    """The sections as text; with `width`, each line wrapped to it, hanging under its text."""
     out = []
     for section in sections:
         out.append(f"{BOLD}{section.title}{RESET}" if pretty else section.title)
         for line in section.lines:
-            out.append(f"  {mark(line.status, pretty)} {line.text}")
-            out.extend(f"      {more}" for more in line.detail)
+            first = _wrapped(line.text, width, 4)
+            out.append(f"  {mark(line.status, pretty)} {first[0]}")
+            out.extend(first[1:])
+            for more in line.detail:
+                pieces = _wrapped(more, width, 6)
+                out.extend([" " * 6 + pieces[0]] + pieces[1:])
         out.append("")
     return "\n".join(out)
+
+
+def _wrapped(text: str, width, indent: int) -> list:
+    """`text` in pieces of at most `width - indent` characters (later pieces indented by `indent`,
+    the first left to its caller), broken at spaces, never inside a path or a hyphenated word
+    unless one is longer than the line."""
+    if not width:
+        return [text]
+    import textwrap
+    pieces = textwrap.wrap(text, max(width - indent, 20), break_on_hyphens=False) or [""]
+    return pieces[:1] + [" " * indent + piece for piece in pieces[1:]]
 
 
 def mark(status: str, pretty: bool) -> str:

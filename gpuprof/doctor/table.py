@@ -2,6 +2,8 @@
 GPU it named as the job's and the readings side by side, the checks that disagreed, then "N of M
 agree"; and the same as JSON (`gpuprof.doctor/1`) for CI."""
 
+import textwrap
+
 from gpuprof.doctor.expectations import label
 
 HEADERS = ("scenario", "expected", "found", "job's GPU", "copies device / host", "util steps / run", "SM activity",
@@ -9,23 +11,40 @@ HEADERS = ("scenario", "expected", "found", "job's GPU", "copies device / host",
 FORMAT = "gpuprof.doctor/1"
 
 
-def render(outcomes: list, pretty: bool = False) -> str:
+def render(outcomes: list, pretty: bool = False, width: int = None) -> str:
+    """The table, or with `width` too narrow for it, each scenario as a line and its readings
+    wrapped under it; then the disagreements and the count."""
     dash = "–" if pretty else "-"
     rows = [HEADERS] + [_row(o, dash) for o in outcomes]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
+    if width and sum(widths) + 2 * (len(widths) - 1) > width:
+        lines = [line for row in rows[1:] for line in _stacked(row, width)]
+    else:
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+    notes = []
     for outcome in outcomes:
         if outcome.error:
-            lines.append(f"{outcome.scenario.name}: {outcome.error}")
+            notes.append(f"{outcome.scenario.name}: {outcome.error}")
         for check in outcome.checks:
             if not check.ok:
-                lines.append(f"{outcome.scenario.name}: {check.what}: expected {check.expected}; found {check.found}")
+                notes.append(f"{outcome.scenario.name}: {check.what}: expected {check.expected}; found {check.found}")
         if not outcome.ok and outcome.folder:
-            lines.append(f"{outcome.scenario.name}: its run: {outcome.folder}")
+            notes.append(f"{outcome.scenario.name}: its run: {outcome.folder}")
+    for note in notes:          # wrapped at spaces, a path kept whole
+        lines.extend(textwrap.wrap(note, width, subsequent_indent="    ", break_on_hyphens=False,
+                                   break_long_words=False) if width else [note])
     agree = sum(1 for o in outcomes if o.ok)
     lines.append(f"{agree} of {len(outcomes)} agree")
     return "\n".join(lines) + "\n"
+
+
+def _stacked(row: tuple, width: int) -> list:
+    name, expected, found, *readings, agrees = row
+    figures = "; ".join(f"{header} {cell}" for header, cell in zip(HEADERS[3:-1], readings))
+    return (textwrap.wrap(f"{name}: expected {expected}, found {found}, agrees {agrees}", width,
+                          subsequent_indent="    ", break_on_hyphens=False) +
+            textwrap.wrap(figures, width, initial_indent="    ", subsequent_indent="    ", break_on_hyphens=False))
 
 
 def _row(outcome, dash: str) -> tuple:

@@ -34,13 +34,28 @@ def estimate_for(variant: dict, baseline: dict):
         else:
             share = ((baseline or {}).get("steps") or {}).get("data_wait_share")
         return round(1.0 / max(1.0 - share, 1e-6), 2) if share is not None else None
+    return (_advised_item(variant, baseline) or {}).get("estimated_speedup")
+
+
+def estimate_range_for(variant: dict, baseline: dict):
+    """The range ({"low", "high"}) of the baseline report's advice item for this change, as the
+    report states it (advice.rank computes it once), or None."""
+    return (_advised_item(variant, baseline) or {}).get("estimate")
+
+
+def _advised_item(variant: dict, baseline: dict):
+    """The baseline report's advice item this variant applies: by fix id, or for a --set value the
+    item whose change it is (num-workers only when it is the advised value); None for the ceiling."""
+    settings = variant.get("settings") or {}
+    if settings.get("ceiling"):
+        return None
     fix = variant.get("fix")
     for item in (baseline or {}).get("advice") or []:
         change = item.get("change") or {}
         if fix is not None and item.get("id") == fix:
-            return item.get("estimated_speedup")
+            return item
         if fix is None and settings and change and all(change.get(k) == v for k, v in settings.items()):
-            return item.get("estimated_speedup")
+            return item
     return None
 
 
@@ -111,6 +126,7 @@ def _baseline_row(baselines: dict) -> dict:
             "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
             "speedup": 1.0 if median else None, "speedup_min": None, "speedup_max": None, "estimate": None,
             "verdicts": [_verdict(r["report"]) for r in baselines.values()],
+            **_efficiency([r["report"] for r in baselines.values() if not r["failed"]]),
             "failed": [r["exit_code"] for r in baselines.values() if r["failed"]],
             "applied": None, "error": None, "run_dirs": [r["run_dir"] for r in baselines.values()]}
 
@@ -136,12 +152,24 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "changes_training": _changes_training(variant),
         "keep": keep_line(variant.get("settings") or {}, variant.get("fix"), *keeping),
         "estimate": estimate_for(variant, baseline_report),
+        "estimate_range": estimate_range_for(variant, baseline_report),
         "verdicts": [_verdict(r["report"]) for r in runs],
+        **_efficiency([r["report"] for r in runs if not r["failed"]]),
         "failed": [r["exit_code"] for r in runs if r["failed"]],
         "applied": applied, "error": error, "broke_training": broke,
         "compile_s": compile_s,
         "run_dirs": [r["run_dir"] for r in runs],
     }
+
+
+def _efficiency(reports: list) -> dict:
+    """{"achieved_tflops", "mfu"}: the medians over the runs whose step was counted (none: {})."""
+    found = [(r or {}).get("efficiency") or {} for r in reports]
+    achieved = [e["achieved_tflops"] for e in found if e.get("achieved_tflops")]
+    mfu = [e["mfu"] for e in found if e.get("mfu")]
+    if not achieved:
+        return {}
+    return {"achieved_tflops": statistics.median(achieved), "mfu": statistics.median(mfu) if mfu else None}
 
 
 def _as_now(settings: dict, baseline_report: dict) -> bool:

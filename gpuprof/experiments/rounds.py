@@ -3,6 +3,7 @@ the machine (named with what the samplers saw then), the page cache warming betw
 whether every variant's speed-up is clear yet. Pure: works on the runs' reports."""
 
 from gpuprof.analysis import noise
+from gpuprof.analysis.machine_load import machine_during  # noqa: F401  (try reads it from here too)
 
 #: A first run that read at least this much from disk, and later runs less than half of it: the
 #: page cache warmed between runs.
@@ -15,22 +16,6 @@ def step_of(report):
     median would misjudge for variants whose steps alternate fast and slow (echoing, a stall
     every few batches)."""
     return ((report or {}).get("steps") or {}).get("mean_step_s")
-
-
-def machine_during(report) -> dict:
-    """What the samplers saw on the machine over a run: cores other processes kept busy, steal,
-    disk reads, and what the job itself read from disk."""
-    system = (report or {}).get("system") or {}
-    cpu = system.get("cpu") or {}
-    job = system.get("job") or {}
-    cores = system.get("cpu_count") or 1
-    busy = None
-    if cpu.get("idle") is not None:
-        busy = max(0.0, 1.0 - (cpu.get("idle") or 0.0) - (cpu.get("iowait") or 0.0)) * cores
-    other = max(0.0, busy - (job.get("cores_busy") or 0.0)) if busy is not None else None
-    return {"other_cores": round(other, 2) if other is not None else None, "cpu_count": cores,
-            "steal": cpu.get("steal"), "disk_read_mb_s": (system.get("disk") or {}).get("read_mb_s"),
-            "job_read_bytes": job.get("read_bytes")}
 
 
 def disturbed_runs(runs: list, label: str) -> list:

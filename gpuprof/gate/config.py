@@ -14,9 +14,11 @@ KEYS = {
     "max_data_wait": float,
     "min_samples_per_second": float,
     "min_gpu_util": float,
+    "min_mfu": float,
     "max_regression": float,
     "max_p90_step": float,
     "baseline": str,
+    "judge_busy_machine": bool,
 }
 
 
@@ -64,7 +66,10 @@ def validate(table: dict, path: str) -> dict:
     out = {}
     for key, value in table.items():
         kind = KEYS[key]
-        if kind is float:
+        if kind is bool:
+            if not isinstance(value, bool):
+                raise GateInputError(f"{path}: {key} must be true or false, not {value!r}")
+        elif kind is float:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise GateInputError(f"{path}: {key} must be a number, not {value!r}")
             value = check_range(key, float(value), f"{path}: ")
@@ -86,7 +91,7 @@ def load(config_path=None, cwd: str = ".") -> tuple:
     return validate(gate_table(_read_toml(pyproject), pyproject, False), pyproject), pyproject
 
 
-SHARES = ("max_data_wait", "min_gpu_util")
+SHARES = ("max_data_wait", "min_gpu_util", "min_mfu")
 
 
 def check_range(key: str, value: float, where: str = "", name: str = None) -> float:
@@ -103,6 +108,9 @@ def merge(file_values: dict, flags: dict) -> dict:
     """Flags given on the command line win over the file; both are held to the same ranges."""
     merged = dict(file_values)
     for key, value in flags.items():
-        if value is not None:
+        if isinstance(value, bool):
+            if value:
+                merged[key] = True         # a switch given on the command line; absent, the file decides
+        elif value is not None:
             merged[key] = check_range(key, float(value), name="--" + key.replace("_", "-"))
     return merged

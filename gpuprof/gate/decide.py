@@ -12,6 +12,9 @@ from gpuprof.analysis.job_gpus import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
 PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
+#: A check measured on a machine other processes kept busy: neither passed nor failed on numbers
+#: the job did not cause (gpuprof.analysis.machine_load).
+DISTURBED = "disturbed"
 
 
 @dataclass
@@ -29,9 +32,16 @@ class GateResult:
     checks: list = field(default_factory=list)
     summary: str = ""            # the report's verdict, for failure messages
 
+    disturbed: str = ""          # what other processes did, when the run measured a busy machine
+
     @property
     def passed(self) -> bool:
         return all(c.status in (PASS, SKIPPED) for c in self.checks)
+
+    @property
+    def undecided(self) -> bool:
+        """Disturbed: no threshold failed on the job's own numbers, some could not be judged."""
+        return not self.passed and all(c.status in (PASS, SKIPPED, DISTURBED) for c in self.checks)
 
 
 def gpu_util(report: dict):
@@ -58,6 +68,22 @@ def gpu_util_detail(report: dict) -> str:
     return f"{gpus} ({chosen.get('words')}) {span}".strip()
 
 
+def mfu(report: dict):
+    return (report.get("efficiency") or {}).get("mfu")
+
+
+def mfu_detail(report: dict) -> str:
+    """The MFU's inputs, or why there is none (the step not counted, the peak unknown)."""
+    section = report.get("efficiency") or {}
+    if not section.get("flops_per_step"):
+        return "FLOPs per step not counted" + (f" ({section['counted']['skipped']})"
+                                               if (section.get("counted") or {}).get("skipped") else "")
+    peak = section.get("peak") or {}
+    if not peak.get("tflops"):
+        return "the device's peak is unknown (give --peak-tflops to gpuprof run)"
+    return f"against {peak['tflops']:g} TFLOPS {str(peak.get('dtype') or '').upper()}, {peak.get('source')}"
+
+
 def program_of(report: dict) -> str:
     program = report.get("program") or {}
     return program.get("name") or " ".join(report.get("command") or [])
@@ -82,15 +108,36 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
         status = (report.get("system") or {}).get("gpu_status") or {}
         result.checks.append(_at_least("min_gpu_util", "GPU utilisation", gpu_util(report),
                                        thresholds["min_gpu_util"], gpu_util_detail(report)))
+    if "min_mfu" in thresholds:
+        result.checks.append(_at_least("min_mfu", "model FLOPs utilisation (MFU)", mfu(report),
+                                       thresholds["min_mfu"], mfu_detail(report)))
     if "max_regression" in thresholds:
         result.checks.append(_regression(report, baseline, thresholds["max_regression"], force, rounds,
                                          baseline_rounds))
+    if not thresholds.get("judge_busy_machine"):
+        _mark_disturbed(result, report, baseline)
     verdict = report.get("verdict") or {}
     if verdict.get("basis") == "none" and any(c.status == MISSING for c in result.checks):
         # Nothing was measured that these thresholds need: not a failure of the code under test,
         # a run that cannot be gated (exit 2).
         raise GateInputError(f"nothing to judge: {verdict.get('reason') or 'the run has no verdict'}")
     return result
+
+
+def _mark_disturbed(result: GateResult, report: dict, baseline: dict = None) -> None:
+    """Every judged check of a run (or baseline) measured while other processes held a notable share
+    of the cores becomes `disturbed`: a busy machine moves step times and wait shares either way."""
+    for side, which in ((report, "the run"), (baseline, "the baseline")):
+        others = (((side or {}).get("system") or {}).get("others")) or {}
+        if not others.get("notable"):
+            continue
+        result.disturbed = (f"other processes kept {others['other_cores']:.1f} of {others['cpu_count']} cores busy "
+                            f"while {which} was measured: rerun on a quiet machine")
+        for check in result.checks:
+            if check.status in (PASS, FAIL):
+                check.detail = f"{check.status} as measured, on a busy machine; {check.detail}".strip("; ")
+                check.status = DISTURBED
+        return
 
 
 def _at_most(name, label, measured, limit, detail) -> Check:

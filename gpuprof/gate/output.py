@@ -2,7 +2,7 @@
 
 from xml.etree import ElementTree as ET
 
-from gpuprof.gate.decide import FAIL, MISSING, SKIPPED
+from gpuprof.gate.decide import DISTURBED, FAIL, MISSING, SKIPPED
 
 
 def fmt(value, name: str) -> str:
@@ -10,6 +10,8 @@ def fmt(value, name: str) -> str:
         return "n/a"
     if name in ("max_data_wait", "min_gpu_util"):
         return f"{value:.1%}"
+    if name == "min_mfu":
+        return f"{value:.2%}"
     if name == "max_regression":
         return f"{value:+.1%}"
     if name == "max_p90_step":
@@ -24,7 +26,7 @@ def limit_text(check) -> str:
 
 def junit_xml(result, report_path: str) -> str:
     failures = sum(c.status in (FAIL, MISSING) for c in result.checks)
-    skipped = sum(c.status == SKIPPED for c in result.checks)
+    skipped = sum(c.status in (SKIPPED, DISTURBED) for c in result.checks)
     suite = ET.Element("testsuite", name="gpuprof.gate", tests=str(len(result.checks)),
                        failures=str(failures), errors="0", skipped=str(skipped))
     for check in result.checks:
@@ -35,7 +37,7 @@ def junit_xml(result, report_path: str) -> str:
                                     message=f"{check.label}: measured {measured}, limit {limit_text(check)}")
             failure.text = (f"{check.label}: measured {measured}, limit {limit_text(check)}. {check.detail}\n"
                             f"Verdict: {result.summary}\nReport: {report_path}")
-        elif check.status == SKIPPED:
+        elif check.status in (SKIPPED, DISTURBED):
             ET.SubElement(case, "skipped", message=check.detail)
         else:
             ET.SubElement(case, "system-out").text = f"measured {measured}, limit {limit_text(check)}. {check.detail}"
@@ -44,22 +46,35 @@ def junit_xml(result, report_path: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
+def _top_fix(report: dict, top: dict) -> list:
+    """The report's first fix as every other output words it (its estimate's range, what `gpuprof
+    try` measured beside it), or that the measured fixes did not help."""
+    from gpuprof.advice.wording import no_fix_helped_line
+    from gpuprof.render.units import gain, gain_tone
+    if no_fix_helped_line(report):
+        return [f"**Top fix:** none: {no_fix_helped_line(report)}", ""]
+    mark = {"loss": "❌ ", "same": "⚠️ "}.get(gain_tone(top), "")
+    return [f"**Top fix:** {top['title']} ({mark}{gain(top)})"
+            + (f" at `{top['where']}`" if top.get("where") else "") + f": {top.get('detail', '')}", ""]
+
+
 def markdown(result, report: dict) -> str:
-    icon = {"pass": "✅ pass", "fail": "❌ fail", "missing": "❌ missing", "skipped": "⏭️ skipped"}
-    lines = [f"### gpuprof gate: {'passed' if result.passed else 'FAILED'}", "",
+    icon = {"pass": "✅ pass", "fail": "❌ fail", "missing": "❌ missing", "skipped": "⏭️ skipped",
+            "disturbed": "⚠️ disturbed"}
+    outcome = "passed" if result.passed else ("not decided (busy machine)" if getattr(result, "undecided", False)
+                                              else "FAILED")
+    lines = [f"### gpuprof gate: {outcome}", "",
              f"`{' '.join(report.get('command') or [])}`", "",
              "| threshold | measured | limit | result | detail |", "|---|---|---|---|---|"]
     for check in result.checks:
         lines.append(f"| {check.name} | {fmt(check.measured, check.name)} | {limit_text(check)} | "
                      f"{icon.get(check.status, check.status)} | {check.detail.replace('|', '/')} |")
     lines.append("")
+    if getattr(result, "disturbed", ""):
+        lines += [f"**Busy machine:** {result.disturbed}", ""]
     if result.summary:
         lines += [f"**Verdict:** {result.summary}", ""]
     advice = report.get("advice") or []
     if advice and not result.passed:
-        top = advice[0]
-        gain = (f"up to {top['estimated_speedup']:.2f}x" if top.get("estimated_speedup") is not None
-                else "frees memory")
-        lines += [f"**Top fix:** {top['title']} ({gain})"
-                  + (f" at `{top['where']}`" if top.get("where") else "") + f": {top.get('detail', '')}", ""]
+        lines += _top_fix(report, advice[0])
     return "\n".join(lines) + "\n"

@@ -11,6 +11,20 @@ from gpuprof.record.atomic import write_json_atomic
 from gpuprof.record.schema import GPU_FILE, SYSTEM_FILE
 
 
+def thread_cpu_s(loop):
+    """CPU seconds (user + system) of a sampler's thread so far, from /proc/self/task; None where
+    it cannot be read."""
+    native = getattr(getattr(loop, "_thread", None), "native_id", None)
+    if native is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class JobSamplers:
     def __init__(self, interval: float, gpu: bool, nvml_loader, clock):
         self.interval = interval
@@ -21,6 +35,7 @@ class JobSamplers:
         self.nvml = None
         self._threads = []
         self._loops = {}           # name -> Periodic, for the late ticks and errors each saves
+        self.cpu_s = {}            # name -> CPU seconds its thread used, read as the samplers stop
 
     def start(self, pid: int) -> None:
         # Imported once the job runs: a launched program starts without waiting for them.
@@ -51,6 +66,7 @@ class JobSamplers:
         return {p["pid"] for p in list(self.system.processes.values())} if self.system else set()
 
     def stop(self) -> None:
+        self.cpu_s = {name: thread_cpu_s(loop) for name, loop in self._loops.items()}   # while they still run
         for loop in self._threads:
             loop.stop()
         if self.system is not None:

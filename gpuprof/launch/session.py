@@ -54,6 +54,7 @@ class RunSession:
         self.run_dir = None
         self.supervisor = None
         self.save_error = None
+        self.save_failure = None        # (what, why) when the run record could not be written
         self.system = None
         self.nvml = None
         self.samplers = None
@@ -84,7 +85,8 @@ class RunSession:
         on_stop = getattr(self.status_line, "suspend", None)
         outputs = self._open_outputs()
         self.supervisor = Supervisor(self.command.argv, env, on_stop=on_stop,
-                                     stdout=outputs[0] if outputs else None, stderr=outputs[1] if outputs else None)
+                                     stdout=outputs[0] if outputs else None, stderr=outputs[1] if outputs else None,
+                                     job_processes=self._job_processes)
         wall_start = time.time()
         self._cpu_start = _own_cpu()
         try:
@@ -98,6 +100,7 @@ class RunSession:
             self._save(outcome, wall_start)
         except OSError as exc:
             self.save_error = f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else "")
+            self.save_failure = (_written_name(exc.filename), exc.strerror or str(exc))
         return outcome
 
     def _open_outputs(self):
@@ -115,6 +118,11 @@ class RunSession:
         self.samplers.start(pid)
         self.system, self.nvml = self.samplers.system, self.samplers.nvml
 
+    def _job_processes(self) -> list:
+        """(pid, start ticks) of every process the system sampler has seen in the job's tree."""
+        system = self.samplers.system if self.samplers is not None else None
+        return list(system.processes) if system is not None else []
+
     def _stop_samplers(self) -> None:
         if self.samplers is not None:
             self.samplers.stop()
@@ -130,6 +138,9 @@ class RunSession:
             self.status_line(self.system, self.nvml)
 
     # -- the record -----------------------------------------------------------------------------
+    def _samplers_cpu(self) -> dict:
+        return _samplers_cpu_of(self.samplers)
+
     def _save(self, outcome, wall_start: float) -> None:
         # The job may have removed its run folder: what the supervisor holds is saved all the same.
         notes = []
@@ -137,6 +148,10 @@ class RunSession:
             os.makedirs(os.path.join(self.run_dir, EVENTS_DIR), exist_ok=True)
             notes.append("the run folder was removed while the job ran: the probes' events are lost; "
                          "the system figures and the exit status are kept")
+        if outcome.leftovers_ended:
+            count = len(outcome.leftovers_ended)
+            notes.append(f"{count} process{'es' if count > 1 else ''} the job left behind (DataLoader workers, "
+                         "pools) ended with it, as a scheduler's stop expects")
         if self.samplers is not None:
             self.samplers.save(self.run_dir)
         else:
@@ -152,12 +167,29 @@ class RunSession:
             end=RunEnd(returncode=outcome.returncode, exit_code=outcome.exit_status,
                        signal=_signal_name(outcome.died_of), interrupted=outcome.interrupted,
                        signals=outcome.signals),
-            extras={"supervisor_cpu_s": self._own_cpu_s},
+            extras={"supervisor_cpu_s": self._own_cpu_s, **self._samplers_cpu()},
             record_notes=notes,
             settings=SamplingSettings(interval_s=self.options.interval, probes=self.options.probes,
                                       gpu=self.options.gpu, max_steps=self.options.max_steps,
                                       warmup_steps=self.options.warmup_steps),
         ).to_json())
+
+
+def _samplers_cpu_of(samplers) -> dict:
+    """{"samplers_cpu_s": {sampler: CPU seconds of its thread}} where the samplers ran."""
+    cpu = {name: round(value, 6) for name, value in (getattr(samplers, "cpu_s", None) or {}).items()
+           if value is not None}
+    return {"samplers_cpu_s": cpu} if cpu else {}
+
+
+def _written_name(filename) -> str:
+    """The run-record file a write failed on, for a one-line message (its temporary name aside)."""
+    if not filename:
+        return "the run record"
+    name = os.path.basename(str(filename))
+    if name.startswith(".") and name.endswith(".tmp"):        # write_text_atomic's .NAME.PID.RANDOM.tmp
+        name = name[1:].rsplit(".", 3)[0]
+    return name
 
 
 def _interpreter_of(command):

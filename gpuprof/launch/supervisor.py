@@ -16,6 +16,9 @@ The rule:
   (as a shell would hand it over) instead of stopping on SIGTTIN.
 - If gpuprof itself is killed (SIGKILL), the child is killed too: it never outlives its supervisor
   as an orphan nobody waits for.
+- When the job ends after an interrupt or dies of a signal, what it left in its process group
+  (DataLoader workers, pools) is ended at once, before the report (gpuprof.launch.job_tree): a
+  scheduler's TERM, TERM, KILL leaves nothing of the job behind, whenever each signal lands.
 
 Signals are taken with sigtimedwait in the main thread. When the child has ended they stay blocked
 (gpuprof writes its report and exits; blocked signals die with it), so a late signal never cuts the
@@ -26,6 +29,8 @@ import os
 import signal
 import subprocess
 import time
+
+from gpuprof.launch.job_tree import end_leftovers
 
 SI_KERNEL = 0x80      # si_code of a signal the kernel sent itself: a terminal's Ctrl-C, Ctrl-\, hangup
 CLD_STOPPED = 5       # si_code of a SIGCHLD for a child that stopped
@@ -99,6 +104,7 @@ class Outcome:
 
     def __init__(self, pid: int, returncode: int, started: float, ended: float, interrupted: bool = False,
                  signals: list = None):
+        self.leftovers_ended = []       # pids of job processes ended after the job's main process
         self.pid = pid
         self.returncode = returncode
         self.started = started
@@ -120,10 +126,12 @@ class Supervisor:
     MAX_RECORDED = 200      # signals kept in the record (a resize storm must not grow it unbounded)
 
     def __init__(self, argv, env, cwd=None, poll_interval: float = 0.5, terminal_fd=None, on_stop=None,
-                 stdout=None, stderr=None):
+                 stdout=None, stderr=None, job_processes=None):
         """`on_stop()` runs before gpuprof stops with the job (a live line gives the terminal back).
-        `stdout`/`stderr` (files) replace the program's own only for `gpuprof try`'s repeated runs."""
+        `stdout`/`stderr` (files) replace the program's own only for `gpuprof try`'s repeated runs.
+        `job_processes()` lists the (pid, start ticks) seen in the job's tree, for the leftovers."""
         self.on_stop = on_stop
+        self.job_processes = job_processes
         self.stdout = stdout
         self.stderr = stderr
         self.argv = list(argv)
@@ -166,10 +174,20 @@ class Supervisor:
             self._wait(proc, outcome, on_tick)
             outcome.returncode = proc.returncode
             outcome.ended = time.monotonic()
+            if outcome.interrupted or outcome.returncode < 0:
+                outcome.leftovers_ended = end_leftovers(proc.pid, self._tracked())
             return outcome
         finally:
             self._take_terminal_back()
             self._restore_handlers()
+
+    def _tracked(self) -> list:
+        if self.job_processes is None:
+            return []
+        try:
+            return list(self.job_processes())
+        except Exception:       # a sampler thread changing its table: the group kill still holds
+            return []
 
     def _restore_handlers(self) -> None:
         # The signals stay blocked, so putting the old handlers back opens no gap.

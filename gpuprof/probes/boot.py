@@ -1,6 +1,7 @@
 """Start-up of gpuprof inside one process of the job: register it and keep its event file right
 across fork, spawn and every way of exiting."""
 
+import _thread
 import atexit
 import os
 import sys
@@ -11,7 +12,7 @@ from ..record.hosts import host_name
 from ..record.redact import redact_argv
 from ..record import kinds
 
-_state = {"writer": None, "settings": None}
+_state = {"writer": None, "settings": None, "forked": None}
 _closers = []          # run before the event file closes: probes write their last aggregates
 _fork_resets = []      # run in a forked child: probes drop state that belongs to the parent
 _drains = []           # run at each flush of the event file: probes write what they buffered
@@ -35,7 +36,7 @@ def start_flush_timer() -> None:
     """Flush this process's events every flush interval from a thread (so a job killed after a
     long stall loses at most that interval). Only for a process that imported torch: it has
     threads of its own already, so the thread changes nothing Python warns about."""
-    current = _state["writer"]
+    current = _current()
     if current is not None:
         current.start_timer()
 
@@ -44,8 +45,11 @@ def tick(now: float) -> None:
     """Called by the probes on their hot paths with the time they already read: flushes the event
     file when a flush interval has passed (in processes that have no flush thread)."""
     current = _state["writer"]
-    if current is not None and current.due(now):
-        current.flush()
+    if current is not None:
+        if current.due(now):
+            current.flush()
+    elif _registration_due(now):
+        flush()
 
 
 def _drain_all() -> None:
@@ -58,7 +62,7 @@ def _drain_all() -> None:
 
 def writer():
     """The current process's event writer (None before start or after the process's own close)."""
-    return _state["writer"]
+    return _current()
 
 
 def settings() -> dict:
@@ -66,19 +70,19 @@ def settings() -> dict:
 
 
 def emit(event: dict) -> None:
-    current = _state["writer"]
+    current = _current()
     if current is not None:
         current.emit(event)
 
 
 def emit_line(line: str) -> None:
-    current = _state["writer"]
+    current = _current()
     if current is not None:
         current.emit_line(line)
 
 
 def flush() -> None:
-    current = _state["writer"]
+    current = _current()
     if current is not None:
         current.flush()
 
@@ -150,11 +154,14 @@ def end_cell() -> None:
     _state["settings"] = dict(BETWEEN_CELLS)
 
 
-def _open_writer(origin: str) -> None:
+def _open_writer(origin: str, registration: dict = None) -> None:
+    """Open this process's event file with its registration (a forked child's was noted at the
+    fork: its pid, parent and time)."""
     config = _state["settings"]
     current = EventWriter(config["events_dir"], flush_interval=float(config.get("flush_s", 1.0)),
                           before_flush=_drain_all)
     _state["writer"] = current
+    _state["forked"] = None
     event = {
         "k": kinds.PROCESS,
         "pid": os.getpid(),
@@ -165,8 +172,36 @@ def _open_writer(origin: str) -> None:
         "wall": time.time(),
         "host": host_name(),
     }
+    event.update(registration or {})
     event.update(launcher_rank())
     current.emit_now(event)
+
+
+def _current():
+    """This process's event writer; a forked child opens its own at its first use of it."""
+    current = _state["writer"]
+    if current is None and _state["forked"] is not None:
+        current = _open_forked()
+    return current
+
+
+def _open_forked():
+    with _state["fork_lock"]:
+        registration = _state["forked"]
+        if registration is not None:
+            try:
+                _open_writer("fork", registration)
+            except Exception:
+                pass
+            finally:
+                _state["forked"] = None
+    return _state["writer"]
+
+
+def _registration_due(now: float) -> bool:
+    """A forked child that has written nothing yet still writes at its first flush interval."""
+    registration = _state["forked"]
+    return registration is not None and now - registration["t"] >= float(settings().get("flush_s", 1.0))
 
 
 RANK_ENV = {"rank": "RANK", "local_rank": "LOCAL_RANK", "world_size": "WORLD_SIZE"}
@@ -206,9 +241,12 @@ def _before_fork() -> None:
 
 
 def _register_mp_finalizer(_anchor_obj) -> None:
+    """In a forked multiprocessing child (a Pool or DataLoader worker): close the event file on its
+    shutdown path, and register the process now, since its pool may terminate it with a signal."""
     mp_util = sys.modules.get("multiprocessing.util")
     if mp_util is not None:
         mp_util.Finalize(None, _close_current, exitpriority=-100)
+    _current()
 
 
 def _note_import_error() -> None:
@@ -221,7 +259,7 @@ def _note_import_error() -> None:
 
 
 def _close_current() -> None:
-    current = _state["writer"]
+    current = _current()
     if current is None or current.closed:
         return
     try:
@@ -248,15 +286,16 @@ def _drop_probe_state() -> None:
 
 
 def _after_fork_in_child() -> None:
-    """A forked child gets its own file; the parent's buffer stays the parent's."""
+    """A forked child gets its own file, opened at its first event, flush or exit: a fork costs
+    the job no file-system work, and a child that leaves at once through os._exit leaves no file
+    (the supervisor's process samples still see it). The parent's buffer stays the parent's."""
     inherited = _state["writer"]
     if inherited is not None:
         inherited.abandon()
     _state["writer"] = None
     _drop_probe_state()    # the parent's probes and their buffered rows stay the parent's
-    try:
-        _open_writer(origin="fork")
-    except OSError:
-        return
+    if "events_dir" in (_state["settings"] or {}):
+        _state["fork_lock"] = _thread.allocate_lock()
+        _state["forked"] = {"pid": os.getpid(), "ppid": os.getppid(), "t": time.monotonic(), "wall": time.time()}
     # multiprocessing's forked children leave through os._exit, which skips atexit; their own
     # shutdown path runs multiprocessing's finalizers, where _register_mp_finalizer put our closer.

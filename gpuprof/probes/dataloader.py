@@ -9,17 +9,19 @@ method): per batch fetched, its wall time, CPU time and real disk reads (this th
 import functools
 import multiprocessing
 import os
+import sys
 import time
 import weakref
 
-from . import boot
+from . import boot, loader_origin, self_cost, worker_clues
 from .batch_facts import describe_batch
 from .procfile import ProcFile
-from .stream import Stream
+from .stream import PENDING_LIMIT, Stream
 from .where import locate
 from ..record import kinds
 
 FACT_BATCHES = 3
+TICK_EVERY = 63         # batches between asks whether the event file is due a flush, less one (a mask)
 
 _loader_ids = weakref.WeakKeyDictionary()
 _loader_events = weakref.WeakKeyDictionary()     # loader -> its registration, announced again per notebook cell
@@ -27,7 +29,10 @@ _state = {"next": 0, "starting": None, "active": None, "batches": 0, "generation
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
-_io = {"previous": None, "last": -1.0}
+_io = {"previous": None, "last": -1.0, "slow": True}
+#: The run-queue wait (two /proc reads, most of the probe's cost per batch) is read for a fetch when
+#: the previous one took at least this long: a faster one has no wait for a CPU worth knowing.
+QUEUE_READ_FROM_S = 0.001
 
 
 def install(torch) -> None:
@@ -44,6 +49,7 @@ def install(torch) -> None:
     boot.at_close(_flush_all)
     boot.at_fork_child(_reset_in_child)
     boot.at_cell_start(_announce_known)
+    self_cost.install({"batch": batches_consumed})
 
 
 # -- loaders ----------------------------------------------------------------------------------
@@ -75,7 +81,7 @@ def _register(loader, found) -> str:
     _state["next"] += 1
     loader_id = f"{os.getpid()}:{_state['next']}"
     _loader_ids[loader] = loader_id
-    found = found or {}
+    found = loader_origin.origin(loader, found or {})
     event = {
         "k": kinds.LOADER, "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
         "built_in": found.get("built_in"), "framework": found.get("framework"),
@@ -88,6 +94,8 @@ def _register(loader, found) -> str:
         "iterable": _is_iterable(loader),
         "torch_threads": _torch_threads(),
     }
+    if found.get("rebuilt_at"):
+        event.update(rebuilt_at=found["rebuilt_at"], rebuilt_by=found.get("rebuilt_by"))
     boot.emit(event)
     try:
         _loader_events[loader] = event
@@ -189,25 +197,44 @@ def _worker_loop_for(loader_id, *args, **kwargs):
 # -- the consumer: time blocked per batch ------------------------------------------------------
 def _patch_next_data(cls, torch) -> None:
     original = cls._next_data
-    perf_counter = time.perf_counter
+    monotonic, thread_time = time.monotonic, time.thread_time
 
     def _next_data(self):
         loader_id = self.__dict__.get(_LOADER)
         previous, _state["active"] = _state["active"], loader_id
-        start = perf_counter()
+        start = monotonic()
         try:
             data = original(self) if _server[0] is None else _server[0](self, original)  # gpuprof's probe: passes the call through unchanged
-        finally:
+        except BaseException as exc:
             _state["active"] = previous
-        end = perf_counter()
+            _drop_own_frame(exc)
+            raise
+        _state["active"] = previous
+        end = monotonic()
         try:
-            _on_batch(loader_id, data, end - start, torch)
+            if (_state["batches"] + 1) & self_cost.SAMPLE_MASK:
+                _on_batch(loader_id, data, start, end, torch)
+            else:                   # one batch in SAMPLE_EVERY times the probe itself
+                cpu = thread_time()
+                _on_batch(loader_id, data, start, end, torch)
+                self_cost.note("batch", thread_time() - cpu)
         except Exception:
             pass
         return data
 
     _next_data.__wrapped__ = original
     cls._next_data = _next_data
+
+
+def _drop_own_frame(exc) -> None:
+    """Leave the probe's frame out of the traceback the program sees: the bare `raise` after this
+    adds no entry of its own, so the caller's frame links straight to torch's."""
+    try:
+        tb = exc.__traceback__
+        if tb is not None and tb.tb_frame is sys._getframe(1):
+            exc.__traceback__ = tb.tb_next
+    except Exception:
+        pass
 
 
 _server = [None]        # `gpuprof try` only: serves batches in place of the iterator (probes/variants.py)
@@ -232,15 +259,18 @@ def batches_consumed() -> int:
     return _state["batches"]
 
 
-def _on_batch(loader_id, data, wait, torch) -> None:
+def _on_batch(loader_id, data, start, now, torch) -> None:
     _state["batches"] += 1
     stream = _consumers.get(loader_id)
     if stream is None:
         stream = _consumers[loader_id] = Stream(kinds.BATCH, kinds.columns(kinds.BATCH), {"l": loader_id})
         _facts_left[loader_id] = FACT_BATCHES
-    now = time.monotonic()
-    stream.add(now, wait)
-    boot.tick(now)
+    rows = stream.pending
+    rows.append((now, now - start))
+    if len(rows) >= PENDING_LIMIT:
+        stream.drain()
+    if not _state["batches"] & TICK_EVERY:
+        boot.tick(now)
     if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
         boot.emit({"k": kinds.BATCH_FACTS, "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
@@ -255,20 +285,34 @@ def _patch_fetch(cls, torch) -> None:
     original = cls.fetch
     get_worker_info = torch.utils.data.get_worker_info
     perf_counter, monotonic, process_time = time.perf_counter, time.monotonic, time.process_time
+    thread_time = time.thread_time
 
     def fetch(self, possibly_batched_index):
         # This thread's user and kernel CPU: process CPU would count OpenMP threads spinning after
         # the last op, and the split tells preprocessing (user) from reading (kernel) apart.
+        calls = _fetch_timed[0] = _fetch_timed[0] + 1
+        sampled = not calls & self_cost.SAMPLE_MASK       # one call in SAMPLE_EVERY times the probe itself
+        if sampled:
+            probe_cpu = -thread_time()
         before = _getrusage(_RUSAGE_THREAD)
-        queued_before = _runqueue_wait()
+        queued_before = _runqueue_wait() if _io["slow"] else None
         process_before = process_time()
+        if sampled:
+            probe_cpu += thread_time()
         start = perf_counter()
-        data = original(self, possibly_batched_index)  # gpuprof's probe: passes the call through unchanged
+        try:
+            data = original(self, possibly_batched_index)  # gpuprof's probe: passes the call through unchanged
+        except BaseException as exc:
+            _drop_own_frame(exc)
+            raise
         end = perf_counter()
+        if sampled:
+            probe_cpu -= thread_time()
         process_cpu = process_time() - process_before
         after = _getrusage(_RUSAGE_THREAD)
         try:
-            queued = _runqueue_wait() - queued_before
+            queued = _runqueue_wait() - queued_before if queued_before is not None else None
+            _io["slow"] = end - start >= QUEUE_READ_FROM_S
             system = after.ru_stime - before.ru_stime
             read_bytes, read_chars = _thread_io_delta(end)
             producer = self.__dict__.get(_PRODUCER)
@@ -281,6 +325,8 @@ def _patch_fetch(cls, torch) -> None:
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
                 boot.flush()
+            if sampled:
+                self_cost.note("fetch", probe_cpu + thread_time())
         except Exception:
             pass
         return data
@@ -290,6 +336,7 @@ def _patch_fetch(cls, torch) -> None:
 
 
 _PRODUCER = "_gpuprof_producer"
+_fetch_timed = self_cost.timed["fetch"]        # [calls, timed calls, their seconds]
 
 
 def _producer_of(fetcher, info):
@@ -326,7 +373,7 @@ except (ImportError, AttributeError):  # not Linux: no per-thread split, thread 
 
 def _is_schedstat(text: bytes) -> bool:
     fields = text.split()
-    return len(fields) == 3 and all(f.isdigit() for f in fields)
+    return len(fields) == 3 and fields[0].isdigit() and fields[1].isdigit() and fields[2].isdigit()
 
 
 def _is_io(text: bytes) -> bool:
@@ -342,10 +389,8 @@ def _runqueue_wait() -> float:
     """Seconds this thread has waited for a CPU while runnable (schedstat): a CPU-bound producer on
     an oversubscribed machine waits here, not on I/O."""
     try:
-        text = _schedstat.read()
-        fields = text.split() if text else ()
-        return int(fields[1]) / 1e9 if len(fields) > 1 else 0.0
-    except (OSError, ValueError):
+        return int(_schedstat.read().split()[1]) / 1e9
+    except (OSError, ValueError, AttributeError, IndexError):
         return 0.0
 
 
@@ -397,7 +442,14 @@ def _note_worker_memory(now: float, final: bool = False) -> None:
                     private += int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return
-    boot.emit({"k": kinds.WORKER_MEM, "t": now, "private": private, "first": last is None})
+    event = {"k": kinds.WORKER_MEM, "t": now, "private": private, "first": last is None}
+    if last is None or final or private - _worker_memory.get("clued", private) >= worker_clues.GROWN_BYTES:
+        # what the worker holds: at its first and last reading, and when it has grown since the last look
+        clues = worker_clues.read(buffers=last is not None)
+        _worker_memory["clued"] = private
+        if clues:
+            event["clues"] = clues
+    boot.emit(event)
 
 
 # -- lifecycle --------------------------------------------------------------------------------
@@ -422,4 +474,5 @@ def _reset_in_child() -> None:
     _schedstat.close()
     _io["previous"] = None
     _io["last"] = -1.0
+    _io["slow"] = True
     _worker_memory["last"] = None

@@ -13,7 +13,7 @@ import threading
 import time
 import types
 
-from . import boot
+from . import boot, rollout
 from .where import user_location
 from ..record import kinds
 
@@ -101,6 +101,7 @@ def _on_step(env, started: float) -> None:
             boot.emit({"k": kinds.ENV_STEPS, "t": started, "calls": 0, "seconds": 0.0})
         _tally["calls"] += 1
         _tally["seconds"] += now - started
+        rollout.on_env_step(started, now)
         cls = type(env)
         if cls not in _described and len(_described) < MAX_DESCRIBED:
             _described.add(cls)

@@ -13,6 +13,8 @@ def _install_torch(torch) -> None:
     from . import startup
     startup.start()                 # before the other probes: their set-up is start-up too
     dataloader.install(torch)
+    from . import augmentation
+    augmentation.install(torch)
     memory.install(torch)
     steps.install(torch)
     from . import model_facts
@@ -23,6 +25,8 @@ def _install_torch(torch) -> None:
     if variant:
         from . import variants
         variants.install_torch(torch, variant)
+    from . import flops
+    flops.install(torch)            # after the variants: a model they compile is not counted
     boot.start_flush_timer()
     _watch_data_parallel(torch)
     _watch_distributed(torch)
@@ -93,7 +97,10 @@ def _watch_ddp(torch) -> None:
         seen["iteration"] = data.get("iteration")
         times = {name: data.get(key) / 1e9 for name, key in DDP_TIMES.items() if isinstance(data.get(key), (int, float))}
         if times.get("comm_s"):
-            boot.emit(dict(times, k=kinds.DDP_COMM, t=now, iteration=data.get("iteration")))
+            # DDP counts synced iterations only (no_sync ones not): against the optimizer steps so
+            # far, the all-reduces a step makes.
+            boot.emit(dict(times, k=kinds.DDP_COMM, t=now, iteration=data.get("iteration"),
+                           steps=steps._state.get("count")))
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
@@ -135,6 +142,15 @@ def _install_h5py(h5py) -> None:
         variants.install_h5py(h5py, variant)
 
 
+def _install_pil(image_module) -> None:
+    variant = variants_of()
+    if variant and variant.get("jpeg_draft"):
+        from . import variants
+        variants.install_pil(variant)
+    from . import image_sizes
+    image_sizes.install(image_module)   # after the variant: it times the decoding the job does
+
+
 def _install_gymnasium(gymnasium) -> None:
     from . import gym_env
     gym_env.install(gymnasium)
@@ -146,6 +162,11 @@ def variants_of():
     return (boot.settings() or {}).get("variant") or None
 
 
+def _install_ray(ray) -> None:
+    from . import ray_cluster
+    ray_cluster.install(ray)
+
+
 def _watch_compile(eval_frame) -> None:
     from . import steps
     steps.watch_compiled(eval_frame)
@@ -153,4 +174,5 @@ def _watch_compile(eval_frame) -> None:
 
 def arm(config: dict) -> None:
     PostImportHook({"torch": _install_torch, "h5py": _install_h5py, "gymnasium": _install_gymnasium,
+                    "ray": _install_ray, "PIL.Image": _install_pil,
                     "torch._dynamo.eval_frame": _watch_compile}).install()

@@ -2,7 +2,8 @@
 
 - Anatomy, once per optimizer after its first step: parameters (count and bytes by dtype),
   gradients and the optimizer's own state, read from the optimizer's parameter groups and state.
-- Per step, cheap counters only: the process's resident size (one pread of /proc/self/statm) and,
+- Per step, cheap counters only: the process's resident size (one pread of /proc/self/statm, at
+  most every RSS_EVERY_S; a CPU-only process's faster steps write no row in between) and,
   when the program itself has initialised CUDA, the caching allocator's allocated, peak allocated
   and reserved bytes summed over every device this process uses (probes.cuda_devices: one
   host-side read of the statistics per device, no synchronisation, no snapshot). Each device's own
@@ -24,8 +25,11 @@ from ..record import kinds
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _state = {"stream": None, "seen": set(), "cuda": None, "torch": None, "peaks": {}, "peaks_noted": {},
-          "peaks_at": 0.0}
+          "peaks_at": 0.0, "rss": None, "rss_at": -1.0}
 PEAKS_EVERY_S = 1.0       # a device_memory event at most this often while peaks grow
+#: The resident size is read again at most this often; without CUDA counters to note, a faster
+#: loop's steps in between write no row (a /proc read per step would cost more than the step probe).
+RSS_EVERY_S = 0.005
 
 
 def install(torch) -> None:
@@ -43,6 +47,10 @@ def on_step(optimizer, now: float) -> None:
         return
     alloc = peak = reserved = None
     cuda = _cuda()
+    if cuda is None and 0.0 <= now - _state["rss_at"] < RSS_EVERY_S:
+        if optimizer is not None and id(optimizer) not in _state["seen"]:
+            _note_anatomy(optimizer, now)
+        return             # a row per step would repeat the last reading of the resident size
     if cuda is not None:
         try:
             alloc, peak, reserved = _device_totals(cuda)
@@ -50,13 +58,19 @@ def on_step(optimizer, now: float) -> None:
                 _note_device_peaks(now)
         except Exception:
             alloc = peak = reserved = None
-    stream.add(now, _rss(), alloc, peak, reserved)
+    if not 0.0 <= now - _state["rss_at"] < RSS_EVERY_S:
+        _state["rss"], _state["rss_at"] = _rss(), now
+    stream.add(now, _state["rss"], alloc, peak, reserved)
     if optimizer is not None and id(optimizer) not in _state["seen"]:
-        _state["seen"].add(id(optimizer))
-        try:
-            boot.emit(dict(anatomy(optimizer), k=kinds.MEMORY_ANATOMY, t=now))
-        except Exception:
-            pass
+        _note_anatomy(optimizer, now)
+
+
+def _note_anatomy(optimizer, now: float) -> None:
+    _state["seen"].add(id(optimizer))
+    try:
+        boot.emit(dict(anatomy(optimizer), k=kinds.MEMORY_ANATOMY, t=now))
+    except Exception:
+        pass
 
 
 def _cuda():
@@ -238,4 +252,4 @@ def _flush() -> None:
 def _reset_in_child() -> None:
     _statm.close()
     _state.update(stream=Stream(kinds.MEM, kinds.columns(kinds.MEM)), seen=set(), cuda=None, peaks={},
-                  peaks_noted={}, peaks_at=0.0)
+                  peaks_noted={}, peaks_at=0.0, rss=None, rss_at=-1.0)

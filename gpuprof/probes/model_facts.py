@@ -5,8 +5,9 @@ only) note the outermost modules called: the line that calls each, whether autoc
 memory format of its image-shaped inputs. At the second optimizer step the hooks are gone and the
 module holding most of the parameters the optimizer updates is taken as the model: its class,
 parameter dtypes and device, whether it is compiled, its convolutions, the optimizer's class and
-its foreach/fused settings, the global matmul flags and what the device supports. One event; the
-program's steps after the second run as they did.
+its foreach/fused settings, the global matmul flags and what the device supports, and the framework
+seen on the stack of the first optimizer step (accelerate, Lightning, a Trainer, Ray Train: whose
+settings make the model-side changes). One event; the program's steps after the second run as they did.
 
 Other probes (the `try` variants) ask to be told the model and optimizer (`on_model`)."""
 
@@ -14,7 +15,7 @@ import time
 import weakref
 
 from . import boot
-from .where import user_location
+from .where import locate, user_location
 from ..record import kinds
 
 _listeners = []      # (model, optimizer) -> None, called once the model is known
@@ -61,6 +62,7 @@ def _after_step(optimizer, args, kwargs) -> None:
         _state["steps"] += 1
         _state.setdefault("times", []).append(now)
         if _state["steps"] == 1:
+            _state["framework"] = _framework_on_stack()
             _watch_one_step()
         else:
             _remove_hooks()
@@ -72,6 +74,15 @@ def _after_step(optimizer, args, kwargs) -> None:
         _remove_hooks()
         _state["done"] = True
         _stop_watching_steps()
+
+
+def _framework_on_stack():
+    """The framework on the stack of the optimizer's step (accelerate's wrapped optimizer, a
+    Trainer's loop, Lightning's fit): the one whose settings make the model-side changes."""
+    try:
+        return locate((_state["torch_dir"],))["framework"]
+    except Exception:
+        return None
 
 
 def _finish_next_step(now: float) -> None:
@@ -167,7 +178,8 @@ def _conclude(optimizer) -> None:
         return
     module, facts = best
     boot.emit(dict(describe(module, optimizer, _state["torch"]), k=kinds.MODEL, t=time.monotonic(),
-                   where=facts["where"], autocast=facts["autocast"], input_layout=facts["input_layout"]))
+                   where=facts["where"], autocast=facts["autocast"], input_layout=facts["input_layout"],
+                   framework=_state.get("framework")))
     for listener in _listeners:
         try:
             listener(module, optimizer)

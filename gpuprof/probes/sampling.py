@@ -23,6 +23,7 @@ INTERVAL = 0.02
 MAX_FUNCTIONS = 64          # distinct host functions kept per second; the rest count as "other host code"
 
 _state = {"thread": None, "stop": None}
+observers = []              # other probes' functions(frame, weight) that see each sample too
 _kind_of_code = {}          # code object -> marker kind, "user", or None (library frame to pass over)
 
 _PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -182,6 +183,8 @@ def _run(ident: int, native_id, stop) -> None:
             now = time.monotonic()
             weight = int((now - previous) * 1e6)
             slow.add(frame, weight)
+            for observe in observers:
+                observe(frame, weight)
             del frame
             previous = now
             key = kind if kind != "host" else "host:" + (function or "?")

@@ -7,19 +7,26 @@ kind (`bstep`), which the analysis uses only when no optimizer step was seen. Ba
 `optimizer.step(closure)` (LBFGS calls the closure many times) never count; with gradient
 accumulation the optimizer steps are the steps.
 
-Uses torch's global optimizer step hooks; the forward pre-hook is registered once per step and
-removes itself on its first call, so the model runs hook-free the rest of the step. It is a global
+The end of a step is taken at the class level, from `Optimizer._optimizer_step_code` (which torch's
+step wrapper calls after every `step()`), so that no hook shows among the program's global optimizer
+hooks and no handle is made per step; where torch lacks that method, global optimizer step hooks do
+it. The forward pre-hook is put in torch's global hook table once per step and removes itself on
+its first call, so the model runs hook-free the rest of the step. It is a global
 module hook, except in a program that uses torch.compile, where it sits on each compiled module
-(a compiled module warns while any global hook exists)."""
+(a compiled module warns while any global hook exists). It is armed only in a loop that took no
+DataLoader batch during the step, and a program that reads torch's global forward pre-hooks
+between a step's end and its next forward sees it there: the one trace of the probes a program
+can find, kept because a hook for one call is far cheaper than wrapping every module's call."""
 
 import os
 import signal
+import sys
 import threading
 import time
 import weakref
 
-from . import boot, dataloader, device_wait, memory
-from .stream import Stream
+from . import boot, dataloader, device_wait, memory, self_cost
+from .stream import PENDING_LIMIT, Stream
 from ..record import kinds
 
 #: Per step: host time before the first forward (f), this thread's CPU in it (fc) and the part of it the
@@ -35,7 +42,7 @@ _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, 
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
-          "hook_gap": FIRST_HOOK_GAP_S}
+          "hook_gap": FIRST_HOOK_GAP_S, "hooks_due": 0.0}
 
 
 _first_step_hooks = []     # run once, after the first step (the program's functions exist by then)
@@ -51,23 +58,65 @@ def each_second(func) -> None:
 
 
 def install(torch) -> None:
-    from torch.nn.modules.module import register_module_forward_pre_hook
-    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+    from torch.nn.modules import module as module_module
 
-    _state["register_pre_hook"] = register_module_forward_pre_hook
+    _state["register_pre_hook"] = module_module.register_module_forward_pre_hook
+    _state["global_pre_hooks"] = getattr(module_module, "_global_forward_pre_hooks", None)
     _state["stream"] = Stream(kinds.STEP, STEP_FIELDS)
     _state["bstream"] = Stream(kinds.BSTEP, STEP_FIELDS)
-    register_optimizer_step_pre_hook(_before_step)
-    register_optimizer_step_post_hook(_after_step)
+    if not _patch_step_end(torch.optim.Optimizer):
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+        register_optimizer_step_pre_hook(_before_step)
+        register_optimizer_step_post_hook(_after_step)
     _wrap_backward(torch.Tensor)
+    self_cost.install({"step": lambda: _state["count"]})
     boot.at_close(_flush)
     boot.at_fork_child(_reset_in_child)
 
 
 _monotonic = time.monotonic
+_thread_time = time.thread_time       # the self-cost probe's clock: CPU, not the machine's other jobs
 _tick = boot.tick
 _on_memory = memory.on_step
-_batches_consumed = dataloader.batches_consumed
+_loader_state = dataloader._state         # its "batches": taken from any DataLoader in this process
+_memory_state = memory._state
+TICK_EVERY = 63            # steps between asks whether the event file is due a flush, less one (a mask)
+
+
+def _patch_step_end(optimizer_cls) -> bool:
+    """End each step from `_optimizer_step_code`, called by torch's step wrapper after every
+    `step()`; the original still runs first (torch's profiler watches its code object). Whether a
+    backward runs inside a step (an LBFGS closure) is read from the stack, and only until the first
+    optimizer step: the wrapper's frame is on it."""
+    original = getattr(optimizer_cls, "_optimizer_step_code", None)
+    make_wrapper = getattr(optimizer_cls, "profile_hook_step", None)
+    if original is None or make_wrapper is None:
+        return False
+    try:
+        _state["step_wrapper_code"] = make_wrapper(_before_step).__code__
+    except Exception:
+        return False
+
+    def _optimizer_step_code(self):
+        original(self)  # gpuprof's probe: passes the call through unchanged
+        _after_step(self, None, None)
+
+    _optimizer_step_code.__wrapped__ = original
+    _optimizer_step_code.__doc__ = original.__doc__
+    optimizer_cls._optimizer_step_code = _optimizer_step_code
+    return True
+
+
+def _inside_optimizer_step() -> bool:
+    code = _state.get("step_wrapper_code")
+    if code is None:
+        return bool(_state["in_optimizer"])
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _before_step(optimizer, args, kwargs) -> None:
@@ -81,7 +130,12 @@ def _after_step(optimizer, args, kwargs) -> None:
         _state["optimizer_seen"] = True
         _state["count"] -= _state.get("bcount", 0)
     try:
-        stop = _record_step(optimizer, _monotonic())
+        if _state["count"] & self_cost.SAMPLE_MASK != self_cost.SAMPLE_MASK:
+            stop = _record_step(optimizer, _monotonic())
+        else:                   # the step this call ends is one the self-cost probe times
+            started = _thread_time()
+            stop = _record_step(optimizer, _monotonic())
+            self_cost.note("step", _thread_time() - started)
     except Exception:
         return
     if stop:
@@ -101,7 +155,7 @@ def _wrap_backward(tensor_cls) -> None:
         started = _monotonic()
         result = original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         state["backward_s"] += _monotonic() - started
-        if not state["optimizer_seen"] and not state["in_optimizer"] and state["bstream"] is not None:
+        if not state["optimizer_seen"] and state["bstream"] is not None and not _inside_optimizer_step():
             try:
                 state["bcount"] = state.get("bcount", 0) + 1
                 if _record_step(None, _monotonic(), stream=state["bstream"]):
@@ -117,7 +171,7 @@ def _wrap_backward(tensor_cls) -> None:
 def _record_step(optimizer, now: float, stream=None) -> None:
     # On every step of the program: kept to plain local and dict reads.
     state = _state
-    batches = _batches_consumed()
+    batches = _loader_state["batches"]
     first_forward = state["first_forward"]
     last_optimizer = state["last_optimizer"]
     if (first_forward is None and last_optimizer is not None and last_optimizer != id(optimizer)
@@ -131,15 +185,40 @@ def _record_step(optimizer, now: float, stream=None) -> None:
     last_end = state["last_end"]
     stream = stream or state["stream"]
     backward, state["backward_s"] = state["backward_s"], 0.0
+    rows = stream.pending
     if first_forward is not None and last_end is not None:
         # The host time before the forward, and this thread's CPU in it.
-        stream.add(now, first_forward - last_end, state["forward_cpu"], backward, state["forward_held"])
+        rows.append((now, first_forward - last_end, state["forward_cpu"], backward, state["forward_held"]))
     else:
-        stream.add(now, None, None, backward, None)
-    state["count"] += 1
-    if _second_hooks and now - state.get("hooked", 0.0) >= state["hook_gap"]:
-        state["hooked"] = now
+        rows.append((now, None, None, backward, None))
+    if len(rows) >= PENDING_LIMIT:
+        stream.drain()
+    count = state["count"] = state["count"] + 1
+    if now >= state["hooks_due"] or count == 1:
+        _run_hooks(state, now)
+    if _memory_state["cuda"] is not None or not 0.0 <= now - _memory_state["rss_at"] < memory.RSS_EVERY_S \
+            or (optimizer is not None and id(optimizer) not in _memory_state["seen"]):
+        _on_memory(optimizer, now)      # (asked here first: a call per step costs more than the question)
+    state["last_end"] = now
+    state["last_optimizer"] = id(optimizer) if optimizer is not None else None
+    state["first_forward"] = None
+    # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
+    # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
+    if batches == state["batches_at_step"]:
+        _arm()
+    state["batches_at_step"] = batches
+    if not count & TICK_EVERY:
+        _tick(now)
+    if state["stop_at"] != 0:
+        return _check_step_limit()
+    return False
+
+
+def _run_hooks(state: dict, now: float) -> None:
+    """The rare part of a step's end: the first step's hooks, and those of each_second when due."""
+    if now >= state["hooks_due"]:
         state["hook_gap"] = min(state["hook_gap"] * 2, 1.0)
+        state["hooks_due"] = now + state["hook_gap"]
         for hook in _second_hooks:
             try:
                 hook(now)
@@ -153,22 +232,10 @@ def _record_step(optimizer, now: float, stream=None) -> None:
                 hook()
             except Exception:
                 pass
-    _on_memory(optimizer, now)
-    state["last_end"] = now
-    state["last_optimizer"] = id(optimizer) if optimizer is not None else None
-    state["first_forward"] = None
-    # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
-    # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
-    if batches == state["batches_at_step"]:
-        _arm()
-    state["batches_at_step"] = batches
-    _tick(now)
-    if state["stop_at"] != 0:
-        return _check_step_limit()
-    return False
 
 
 _compiled = weakref.WeakSet()      # torch.compile'd modules alive in this process
+_compiled_seen = [False]           # any module ever compiled here (cheaper to ask than the set)
 
 
 def watch_compiled(eval_frame) -> None:
@@ -182,6 +249,7 @@ def watch_compiled(eval_frame) -> None:
         original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         try:
             _compiled.add(self)
+            _compiled_seen[0] = True
         except TypeError:
             pass
 
@@ -193,6 +261,7 @@ def note_compiled(module) -> None:
     """A module whose forward was compiled from outside (`gpuprof try --fix compile`)."""
     try:
         _compiled.add(module)
+        _compiled_seen[0] = True
     except TypeError:
         pass
 
@@ -201,12 +270,22 @@ def compiled_modules() -> list:
     return list(_compiled)
 
 
+_ARM_KEY = -1      # the forward pre-hook's key in torch's global table (torch's own keys count up from 0)
+
+
 def _arm() -> None:
     _state["arm_held"] = device_wait.held[0]
-    compiled = list(_compiled)
+    compiled = list(_compiled) if _compiled_seen[0] else None
     if compiled:
         _state["arm_cpu"] = time.thread_time()
         _state["armed"] = [module.register_forward_pre_hook(_first_forward) for module in compiled]
+        return
+    table = _state.get("global_pre_hooks")
+    if table is not None and _ARM_KEY not in table:
+        # Straight into the table: no handle object per step.
+        table[_ARM_KEY] = _first_forward
+        _state["arm_cpu"] = time.thread_time()
+        _state["armed"] = _ARM_KEY
         return
     register = _state["register_pre_hook"]
     if register is not None:
@@ -216,6 +295,9 @@ def _arm() -> None:
 
 def _disarm() -> None:
     handles, _state["armed"] = _state["armed"], None
+    if handles == _ARM_KEY:
+        _state["global_pre_hooks"].pop(_ARM_KEY, None)
+        return
     for handle in handles or ():
         handle.remove()
 
@@ -275,12 +357,16 @@ def _flush() -> None:
 
 
 def _reset_in_child() -> None:
+    # Never an import here: a thread of the parent may have held an import lock at the fork, and
+    # the child would wait on it for ever. The sampler is reset only where the parent loaded it.
+    sampling = sys.modules.get(__package__ + ".sampling")
     try:
-        from . import sampling
-        sampling.reset_in_child()
+        if sampling is not None:
+            sampling.reset_in_child()
     except Exception:
         pass
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S,
+                  hooks_due=0.0,
                   stop_at=None)

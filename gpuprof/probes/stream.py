@@ -2,8 +2,8 @@
 
 `add` only appends a tuple; the rows are turned into events when the process's event file is
 flushed (every second from the writer's thread, when a probe flushes, at exit). The first `full`
-items are written as rows of a columnar event ({"cols": [...], "rows": [[...], ...]}, read back
-as one item each); after that every `block` items become one summed event (count, first and last
+items are written as rows of a columnar event ({"cols": [...], "packed": "..."}: float64 in
+base64, gpuprof.record.packed; read back as one item each); after that every `block` items become one summed event (count, first and last
 time, sums and maxima), so a run of a million steps keeps its event files and analysis bounded
 while totals stay exact."""
 
@@ -12,6 +12,7 @@ import math
 import threading
 
 from . import boot
+from ..record.packed import PACKED, pack
 
 PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
 
@@ -28,6 +29,7 @@ class Stream:
         self.block = block
         self.count = 0            # rows taken from the hot path so far
         self._rows = []           # appended by the hot path, taken by drain
+        self.pending = self._rows     # for a hot path that appends itself (then drains at PENDING_LIMIT)
         self._tail = []           # rows past `full` waiting to fill a block
         self._drain_lock = threading.Lock()
         self._sink = sink or boot
@@ -66,6 +68,12 @@ class Stream:
         event = {"k": self.kind}
         event.update(self.static)
         event["cols"] = ("t",) + self.fields
+        try:
+            event[PACKED] = pack(rows, len(event["cols"]))
+            self._sink.emit_line(json.dumps(event, separators=(",", ":")))
+            return
+        except (TypeError, ValueError, OverflowError):
+            event.pop(PACKED, None)          # a value that is not a number: written as JSON text
         event["rows"] = rows
         line = json.dumps(event, separators=(",", ":"))
         if "NaN" in line or "Infinity" in line:     # JSON has neither: such a value becomes null

@@ -12,6 +12,8 @@ applied where the probes already sit, never by editing files:
 - `echo`: each batch of the target loader is served `echo` times in a row.
 - `hdf5_cache_bytes` / `hdf5_keep_handles`: files are opened with that chunk cache, and a data set
   looked up again by name returns the handle already open (which keeps its cache).
+- `jpeg_draft`: each JPEG PIL decodes is put in draft mode first (the decoder reduces it by 1/2,
+  1/4 or 1/8 to no less than jpeg_draft pixels a side), as `image.draft("RGB", (n, n))` would.
 - model-side changes (gpuprof.probes.model_side): autocast, compile and channels_last applied to the
   trained model once the probes know it, foreach/fused given to every optimizer built, and the
   tf32 / cudnn.benchmark flags set at start-up; a loss that turns NaN or infinite fails the variant.
@@ -35,7 +37,7 @@ REPLAY_KEEP = 8         # batches the input ceiling replays
 HANDLERS = dict({key: "DataLoader.__init__" for key in LOADER_KEYS},
                 torch_threads="DataLoader.__init__", ceiling="Replay", echo="Echo",
                 hdf5_cache_bytes="h5py.File.__init__", hdf5_cache_slots="h5py.File.__init__",
-                hdf5_keep_handles="h5py.Group.__getitem__",
+                hdf5_keep_handles="h5py.Group.__getitem__", jpeg_draft="PIL.ImageFile.load",
                 **{key: "model_side" for key, declared in KEYS.items()
                    if declared.applies_to in (MODEL, OPTIMIZER) or key in ("allow_tf32", "cudnn_benchmark")})
 
@@ -341,3 +343,37 @@ def _keep_handles(h5py) -> None:
 
     __getitem__.__wrapped__ = original
     h5py.Group.__getitem__ = __getitem__
+
+
+# -- PIL: JPEG draft mode ---------------------------------------------------------------------------
+
+def install_pil(variant: dict) -> None:
+    """Put every JPEG in draft mode just before PIL decodes it (once per interpreter)."""
+    side = int(variant.get("jpeg_draft") or 0)
+    if side < 1:
+        return
+    from PIL import ImageFile
+
+    original = ImageFile.ImageFile.load
+    if getattr(original, "_gpuprof_draft", False):
+        return
+    noted = []
+
+    def load(self, *args, **kwargs):
+        if self.format == "JPEG" and _not_decoded(self) and not getattr(self, "decoderconfig", None):
+            self.draft(None, (side, side))
+            if not noted:
+                noted.append(True)
+                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
+                           "applied": {"jpeg_draft": side}, "error": None})
+        return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
+
+    load.__wrapped__ = original
+    load._gpuprof_draft = True
+    ImageFile.ImageFile.load = load
+
+
+def _not_decoded(image) -> bool:
+    """No pixels yet: draft mode can still choose the decoder's scale."""
+    held = image.__dict__
+    return held.get("_im", held.get("im")) is None

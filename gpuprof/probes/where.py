@@ -14,7 +14,7 @@ _PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 #: Top-level packages whose users configure the DataLoader through the framework's own objects.
 FRAMEWORKS = {"transformers": "transformers", "accelerate": "accelerate", "lightning": "lightning",
-              "pytorch_lightning": "lightning", "lightning_fabric": "lightning"}
+              "pytorch_lightning": "lightning", "lightning_fabric": "lightning", "ray": "ray"}
 
 
 def _library_dirs() -> tuple:

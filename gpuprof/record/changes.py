@@ -13,6 +13,7 @@ ITERATOR = "iterator"    # changes the batches the target DataLoader's iterator 
 HDF5 = "hdf5"            # applied where h5py files and data sets are opened
 MODEL = "model"          # applied to the trained model once the probes know it (after two steps)
 OPTIMIZER = "optimizer"  # given to every optimizer the program builds, as if the program had
+IMAGES = "images"        # applied where PIL decodes an image
 
 
 class ChangeKey:
@@ -74,6 +75,10 @@ KEYS = {key.name: key for key in (
     ChangeKey("optimizer_fused", bool, OPTIMIZER),
     ChangeKey("allow_tf32", bool, PROCESS, caution="float32 matmuls round their inputs to 10 mantissa bits"),
     ChangeKey("cudnn_benchmark", bool, PROCESS),
+    ChangeKey("jpeg_draft", int, IMAGES, minimum=1,
+              caution="JPEGs are decoded reduced (1/2, 1/4 or 1/8, no smaller than this size) before the program's "
+                      "own resize: pixels differ slightly, and code that reads an image's size before decoding sees "
+                      "the full size"),
 )}
 
 #: Keys the probes give to a DataLoader's constructor.

@@ -7,9 +7,9 @@ and when the process ends. Nothing here draws from `random`, installs a signal h
 touches a tensor.
 """
 
+import _thread
 import json
 import os
-import threading
 import time
 
 from .fds import open_private
@@ -37,11 +37,13 @@ class EventWriter:
         self.flush_interval = flush_interval
         self.max_buffer = max_buffer
         self._buffer = []
-        self._lock = threading.Lock()
+        # _thread, not threading: importing threading registers its own after-fork handler, a cost
+        # every fork of a process that never starts a thread would pay (plain python does not).
+        self._lock = _thread.allocate_lock()
         self._last_flush = time.monotonic()
         self.closed = False
         self._thread = None
-        self._stop = threading.Event()
+        self._stop = None       # the timer's stop event, made with the timer
         self.lost = 0           # writes that failed (the run folder went away, the disk is full)
         self._append(b"")       # create the file now: a process that registers is seen even if killed
 
@@ -104,12 +106,19 @@ class EventWriter:
         self.flush()
         with self._lock:
             self.closed = True
+            self._stop_timer()
+
+    def _stop_timer(self) -> None:
+        if self._stop is not None:
             self._stop.set()
 
     def start_timer(self) -> None:
+        import threading
+
         with self._lock:
             if self._thread is not None or self.closed:
                 return
+            self._stop = threading.Event()
             self._thread = threading.Thread(target=self._timer, name="gpuprof-flush", daemon=True)
         self._thread.start()
 
@@ -121,4 +130,4 @@ class EventWriter:
         """In a forked child: drop the parent's buffer without writing it."""
         self._buffer = []
         self.closed = True
-        self._stop.set()
+        self._stop_timer()

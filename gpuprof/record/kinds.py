@@ -64,6 +64,10 @@ KINDS = _declare(
     Kind("model", "the trained model, once: its class, the line calling it, parameter dtypes and device, autocast, "
                   "compiled or not, convolutions and their inputs' layout, the optimizer's class and foreach/fused, "
                   "the matmul flags and the GPU's compute capability"),
+    Kind("flops", "one training step's floating-point operations, counted once (the third optimizer step, forward "
+                  "and backward): the total, the largest ops, per dtype, the ops with no formula, the step's seconds "
+                  "under the count, the transformer shape (layers, heads, head size, parameters, tokens); or why "
+                  "it was skipped"),
     Kind("memory_anatomy", "parameters, gradients and optimizer state in bytes"),
     Kind("exception", "an exception that ended the program (out of memory among them)"),
     Kind("import_error", "the program ended on an uncaught ImportError: the module it could not import"),
@@ -71,8 +75,16 @@ KINDS = _declare(
     Kind("thread_cpu", "the training process's threads once a second: CPU seconds run and seconds waited for a "
                        "CPU, summed since sampling began"),
     Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
+    Kind("self_cost", "gpuprof's own CPU in this process, at its exit: its threads' CPU seconds (threads_s), and "
+                      "per hot path (step, batch, fetch) the calls, the calls timed (one in 16, by thread CPU) and "
+                      "their seconds (hooks), with the estimate for all calls (hooks_s)"),
     Kind("startup_samples", "the thread that imported torch, sampled from that import to the end of the first step: "
                             "seconds per part of the start-up (imports, dataset, model load, ...) and the user's line"),
+    Kind("augmentation", "a DataLoader's dataset read once for random augmentation: random calls and transforms "
+                         "in its per-sample path (with their lines), the deterministic transforms, and whether its "
+                         "source could be read"),
+    Kind("image_sizes", "PIL's decoding and resizing in one process, timed for its first resizes: the decoded and "
+                        "the target size, the format, and the seconds each took"),
     Kind("variant", "a `try` change applied (or refused, with why) at a DataLoader or file"),
     Kind("variant_serving", "a `try` variant began serving replayed batches"),
     Kind("eval_phase", "the trained model in eval mode between two training phases: when model.eval() was called "
@@ -82,6 +94,10 @@ KINDS = _declare(
                 "number of sub-environments and the line that first stepped it"),
     Kind("env_steps", "the program's environment steps (outermost gymnasium step calls), summed since the "
                       "first: calls and seconds, written at most every half second and at exit"),
+    Kind("rollout", "a collection phase between two updates (reinforcement learning): its span, its env steps, "
+                    "the policy's inference calls and seconds, and its stack samples' time by where they stood"),
+    Kind("ray_cluster", "the Ray cluster the program joined (its address, None for one it started; its nodes) "
+                        "and whether gpuprof could give the job's Ray workers its bootstrap, and why not"),
 )
 
 STREAMS = {name: kind for name, kind in KINDS.items() if kind.is_stream}
@@ -90,13 +106,18 @@ STEP, BSTEP, MEM, BATCH, FETCH = "step", "bstep", "mem", "batch", "fetch"
 PROCESS, LOADER, EPOCH, BATCH_FACTS, WORKER_MEM = "process", "loader", "epoch", "batch_facts", "worker_mem"
 COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read", "data_parallel", "rank"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
+SELF_COST = "self_cost"
 IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
+AUGMENTATION = "augmentation"
+IMAGE_SIZES = "image_sizes"
 MODEL = "model"
+FLOPS = "flops"
 EVAL_PHASE = "eval_phase"
 CUDA_DEVICES, DEVICE_MEMORY = "cuda_devices", "device_memory"
-ENV, ENV_STEPS = "env", "env_steps"
+ENV, ENV_STEPS, ROLLOUT = "env", "env_steps", "rollout"
 STARTUP_SAMPLES = "startup_samples"
+RAY_CLUSTER = "ray_cluster"
 
 
 def columns(name: str) -> tuple:

@@ -5,6 +5,7 @@ import json
 import os
 
 from gpuprof.record.bounded import STREAM_KINDS, BoundedEvents
+from gpuprof.record.packed import PACKED, rows_of
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, STACKS_FILE, SYSTEM_FILE
 
 
@@ -34,9 +35,14 @@ def _check(event, path: str, line_no: int) -> None:
     if not isinstance(event.get("k"), str):
         bad("no kind \"k\"")
     if "rows" in event or "cols" in event:
-        names, rows = event.get("cols"), event.get("rows")
-        if not isinstance(names, list) or not isinstance(rows, list) or not names or names[0] != "t" \
-                or not all(isinstance(n, str) for n in names):
+        names = event.get("cols")
+        if not isinstance(names, list) or not names or names[0] != "t" or not all(isinstance(n, str) for n in names):
+            bad("columns and rows do not match")
+        try:
+            rows = rows_of(event)
+        except ValueError:
+            bad("packed rows that do not unpack")
+        if not isinstance(rows, list) or ("rows" not in event and PACKED not in event):
             bad("columns and rows do not match")
         for row in rows:
             if not isinstance(row, list) or len(row) != len(names) or not _number(row[0]):
@@ -72,7 +78,7 @@ def read_event_file(path: str):
                 pending = line_no
                 continue
             _check(event, path, line_no)
-            if "rows" in event:
+            if "cols" in event:
                 yield from expand_rows(event)
             else:
                 yield event
@@ -81,9 +87,9 @@ def read_event_file(path: str):
 def expand_rows(event: dict):
     """The items of a columnar event ({"cols": names, "rows": [[...], ...]}), each shaped as the
     single-item event it stands for; a null value is left out, as the probe left it unmeasured."""
-    static = {k: v for k, v in event.items() if k not in ("cols", "rows")}
+    static = {k: v for k, v in event.items() if k not in ("cols", "rows", PACKED)}
     names = event.get("cols")
-    for row in event.get("rows"):
+    for row in rows_of(event):
         item = dict(static)
         for name, value in zip(names, row):
             if value is not None:

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 from gpuprof import __version__
+from gpuprof.record import provenance as run_provenance
 from gpuprof.record.hosts import host_name
 from gpuprof.record.schema import RUN_FORMAT
 
@@ -55,9 +56,14 @@ class RunHeader:
     record_notes: list = field(default_factory=list)
     interpreter: dict = None
     extras: dict = field(default_factory=dict)
+    provenance: dict = None     # git state, torch and CUDA versions; None: read them now
 
     def to_json(self) -> dict:
-        """run.json's content, keys in the order readers and saved runs have always had them."""
+        """run.json's content, keys in the order readers and saved runs have always had them;
+        `provenance` (where known) after the extras."""
+        recorded = self.provenance
+        if recorded is None:
+            recorded = run_provenance.collect(self.kind, self.interpreter)
         return {
             "format": RUN_FORMAT,
             "status": "finished",
@@ -80,6 +86,7 @@ class RunHeader:
             "interrupted": self.end.interrupted,
             "signals": self.end.signals,
             **self.extras,
+            **({"provenance": recorded} if recorded else {}),
             "record_notes": self.record_notes,
             "settings": self.settings.to_dict(),
         }

@@ -10,9 +10,12 @@ from gpuprof.render.console_attached import attached_table
 from gpuprof.render.console_tables import (copies_and_files, gpu_table, loader_tables, loop_table, memory_table,
                                            nodes_table, notes, ranks_table, system_table)
 from gpuprof.render.console_verdict import advice_list, header, verdict_line
+from gpuprof.render.text_width import text_width
+from gpuprof.render.efficiency_text import console_table as efficiency_table
+from gpuprof.render.self_cost_text import console_line as self_cost_line
 
 SECTIONS = (header, verdict_line, advice_list, loop_table, attached_table, ranks_table, nodes_table, loader_tables,
-            copies_and_files, memory_table, system_table, gpu_table, notes)
+            copies_and_files, memory_table, system_table, gpu_table, efficiency_table, notes, self_cost_line)
 
 
 def render(report: dict, options) -> str:
@@ -25,34 +28,33 @@ def render_console(report: dict, console: Console) -> None:
 
 
 def stream_console(stream) -> Console:
-    """A console for `stream`: colours and the terminal's width on a terminal; plain and never
-    wrapped on a log or a pipe (CI logs keep whole sentences)."""
+    """A console for `stream`: colours on a terminal, plain on a log or a pipe; wrapped to COLUMNS,
+    else the terminal's width, else 100 columns (gpuprof.render.text_width)."""
     try:
         terminal = stream.isatty()
     except (AttributeError, ValueError, OSError):
         terminal = False
     if terminal:
-        return Console(file=stream, force_jupyter=False, highlight=False)
-    return Console(file=stream, force_jupyter=False, force_terminal=False, no_color=True, width=100000, highlight=False,
-                   soft_wrap=True, color_system=None)
+        return Console(file=stream, force_jupyter=False, highlight=False, width=text_width(True))
+    return Console(file=stream, force_jupyter=False, force_terminal=False, no_color=True, width=text_width(False),
+                   highlight=False, color_system=None)
 
 
 def console_text(report: dict, terminal: bool = False, width: int = None) -> str:
-    """The report as text. For a terminal: colours, wrapped to its width with hanging indents. For
-    a log or a pipe: plain text, never wrapped (a line is as long as what it says)."""
+    """The report as text, wrapped with hanging indents to `width` (else COLUMNS, the terminal's
+    width or 100 columns): with colours for a terminal, plain for a log or a pipe."""
     import io
-    import shutil
 
     buffer = io.StringIO()
+    width = text_width(terminal, width)
     if terminal:
-        width = width or shutil.get_terminal_size((100, 24)).columns
         console = Console(file=buffer, force_jupyter=False, force_terminal=True, width=width, highlight=False)
     else:
-        console = Console(file=buffer, force_jupyter=False, force_terminal=False, no_color=True, width=width or 100000,
-                          highlight=False, soft_wrap=True, color_system=None)
-    console_layout.start()
+        console = Console(file=buffer, force_jupyter=False, force_terminal=False, no_color=True, width=width,
+                          highlight=False, color_system=None)
+    console_layout.start(width)
     render_console(report, console)
-    text = console_layout.put_snippets_back(buffer.getvalue(), terminal)
+    text = console_layout.put_snippets_back(buffer.getvalue(), terminal, width)
     if not terminal:
         text = "\n".join(line.rstrip() for line in text.split("\n"))
     return text

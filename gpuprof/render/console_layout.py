@@ -7,6 +7,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gpuprof.render.code_fit import fit_code
+
 
 def hanging(first: str, rest, style_first: str = None, style_rest: str = None, indent: int = 3):
     """`first` then `rest` on one line; wrapped lines of `rest` hang under its start."""
@@ -21,9 +23,10 @@ _SNIPPETS = []       # code lines of the report being rendered, put in after ric
 
 
 def snippet(code: str, indent: int = 5):
-    """Code never wraps nor is cut: a pasted snippet must run. Each line is laid out as a short
-    placeholder and written in whole afterwards (console_text); a line longer than the terminal
-    runs past its edge, which the terminal shows soft-wrapped and copies as one line."""
+    """Code is never cut nor wrapped as prose: a pasted snippet must run. Each line is laid out as
+    a short placeholder and written afterwards (console_text); a line longer than the width is
+    broken only where Python carries on (gpuprof.render.code_fit), and one with no such place runs
+    past the edge whole."""
     lines = []
     for line in code.splitlines():
         _SNIPPETS.append(" " * indent + line)
@@ -31,13 +34,28 @@ def snippet(code: str, indent: int = 5):
     return Group(*lines)
 
 
-def start() -> None:
-    """Forget the snippets of the report rendered before."""
+_WHOLE = []          # words never cut (paths): laid out as placeholders of their length, put back after
+_WIDTH = [100]       # the width of the report being rendered
+
+
+def start(width: int = 100) -> None:
+    """Forget the snippets and whole words of the report rendered before."""
     del _SNIPPETS[:]
+    del _WHOLE[:]
+    _WIDTH[0] = width
 
 
-def put_snippets_back(text: str, terminal: bool) -> str:
+def whole_word(word: str) -> str:
+    """A word (a path a reader copies) that wraps to a line of its own when it does not fit, and is
+    never cut: a placeholder as long as the word (or the line) stands for it while rich lays it out."""
+    _WHOLE.append(word)
+    mark = f"\ue000{len(_WHOLE) - 1}\ue000"      # printable (private use): rich counts its width
+    return mark + "\ue001" * max(min(len(word), _WIDTH[0] - 1) - len(mark), 0)
+
+
+def put_snippets_back(text: str, terminal: bool, width: int = None) -> str:
     def whole(match):
-        line = _SNIPPETS[int(match.group(1))]
-        return f"\x1b[32m{line}\x1b[0m" if terminal else line
+        lines = fit_code(_SNIPPETS[int(match.group(1))], width) if width else [_SNIPPETS[int(match.group(1))]]
+        return "\n".join(f"\x1b[32m{line}\x1b[0m" if terminal else line for line in lines)
+    text = re.sub("\ue000(\\d+)\ue000\ue001*", lambda m: _WHOLE[int(m.group(1))], text)
     return re.sub(r"\x00(\d+)\x00[ ]*", whole, text)

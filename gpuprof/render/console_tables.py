@@ -9,7 +9,7 @@ from rich.text import Text
 from gpuprof.render.console_layout import hanging
 from gpuprof.render.copies_text import copies_rows
 from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
-from gpuprof.render.units import pct, plural, rate, seconds, size, spread_text
+from gpuprof.render.units import pct, plural, producing_cpu, rate, seconds, size, spread_text, workers_words
 
 
 def loop_table(report: dict):
@@ -62,7 +62,7 @@ def ranks_table(report: dict):
     with_gpus = any(row.get("gpus") for row in rows)
     for name in ("rank", "host") + (("GPU",) if with_gpus else ()) + (
             "steps", "step time", "own work", "data wait", "waiting on others", "verdict"):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")       # a narrow line folds a cell, never cuts it
     for row in rows:
         verdict = (row.get("verdict") or {}).get("bottleneck") or "none"
         if row.get("rank") == straggler:
@@ -82,7 +82,7 @@ def nodes_table(report: dict):
         return None
     table = Table(title=f"\nNodes ({len(nodes)})", title_justify="left", box=None, padding=(0, 2), header_style="dim")
     for name in ("host", "ranks", "outcome", "CPU busy", "disk read", "GPUs", "run folder"):
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for node in nodes:
         cores = node.get("cores_busy")
         table.add_row(str(node.get("host")), ", ".join(str(r) for r in node.get("ranks") or []) or "-",
@@ -124,14 +124,14 @@ def loader_tables(report: dict):
                           f"persistent_workers={loader.get('persistent_workers')}"
                           + (f" context={loader['context']}" if loader.get("context") else ""))
         producer = loader.get("producer") or {}
-        who = "main process" if producer.get("in_main_process") else f"{loader.get('workers_seen', 0)} workers seen"
-        ratio = producer.get("cpu_per_wall")
+        who = "main process" if producer.get("in_main_process") else workers_words(loader)
+        ratio = producing_cpu(producer.get("cpu_per_wall"), (report.get("system") or {}).get("cpu_count"))
         if attached:
-            table.add_row("producers", f"{who}; busy {seconds(producer.get('wall_s'))} (sampled), CPU {pct(ratio)} of "
+            table.add_row("producers", f"{who}; busy {seconds(producer.get('wall_s'))} (sampled), CPU {ratio} of "
                           f"that time; {size(producer.get('read_bytes'))} read from disk")
         else:
             table.add_row("producers", f"{who}; {seconds(producer.get('wall_per_batch_s'))} per batch, "
-                          f"CPU {pct(ratio)} of that time; {size(producer.get('read_bytes'))} read from disk")
+                          f"CPU {ratio} of that time; {size(producer.get('read_bytes'))} read from disk")
         if index == 0 and split:
             table.add_row("their time", "  ".join(f"{name.replace('_', ' ')} {pct(share)}" for name, share in split.items()
                                                   if share is not None))

@@ -4,10 +4,10 @@ ranked fixes (their shared wording from gpuprof.advice.wording)."""
 from rich.console import Group
 from rich.text import Text
 
-from gpuprof.advice.wording import advice_heading, next_steps_for_compute
+from gpuprof.advice.wording import advice_heading, next_steps_for_compute, no_fix_helped_line
 from gpuprof.analysis import bottlenecks
-from gpuprof.render.console_layout import hanging, snippet
-from gpuprof.render.units import gain, other_interpreter, seconds
+from gpuprof.render.console_layout import hanging, snippet, whole_word
+from gpuprof.render.units import gain, gain_tone, other_interpreter, seconds
 
 
 def header(report: dict):
@@ -19,7 +19,8 @@ def header(report: dict):
     if len(report.get("run_dirs") or []) > 1:
         text.append(f"  ·  merged from {len(report['run_dirs'])} run folders", style="dim")
     elif report.get("run_dir"):
-        text.append(f"  ·  run saved in {report['run_dir']}", style="dim")
+        # the run folder is copied by readers: never cut, on a line of its own when it does not fit
+        text.append(f"  ·  run saved in {whole_word(report['run_dir'])}", style="dim")
     if other_interpreter(report):
         text.append(f"\n{other_interpreter(report)}", style="yellow")
     return text
@@ -35,6 +36,8 @@ def verdict_line(report: dict):
     if verdict.get("bottleneck"):
         caveat = f" ({verdict['caveat']})" if verdict.get("caveat") else ""
         parts.append(Text(f"confidence {verdict.get('confidence', 0):.0%}{caveat}", style="dim"))
+    if verdict.get("busy_machine"):
+        parts.append(hanging("busy machine: ", verdict["busy_machine"], "yellow", None, indent=None))
     for finding in report.get("findings") or []:
         of = (finding.get("evidence") or {}).get("share_of") or "step time"
         parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of {of}): "
@@ -46,8 +49,12 @@ def verdict_line(report: dict):
 
 
 def speedup_text(item: dict) -> str:
-    """Every estimate is an upper bound: it says so."""
+    """The estimate's range, and what `gpuprof try` measured beside it."""
     return gain(item)
+
+
+#: A gain's style by its tone (gpuprof.render.units.gain_tone): a measured loss reads as one.
+TONE_STYLE = {"gain": "bold green", "same": "bold yellow", "loss": "bold red"}
 
 
 def advice_list(report: dict):
@@ -58,10 +65,12 @@ def advice_list(report: dict):
             return Text("\n" + next_steps_for_compute(report), style="dim")
         return None
     parts = [Text("\n" + advice_heading(report), style="bold")]
+    if no_fix_helped_line(report):
+        parts.append(Text(no_fix_helped_line(report), style="bold red"))
     for rank, item in enumerate(advice[:6], 1):
         head = Text()
         head.append(item["title"], style="bold")
-        head.append(f"  {speedup_text(item)}", style="bold green")
+        head.append(f"  {speedup_text(item)}", style=TONE_STYLE[gain_tone(item)])
         head.append(f"  [{item['id']}]", style="dim")
         parts.append(hanging(f"{rank}. ", head, indent=3))
         body = Text()

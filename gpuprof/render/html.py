@@ -5,7 +5,9 @@ it shows and reads without script."""
 
 import html
 
-from gpuprof.advice.wording import advice_heading, next_steps_for_compute
+from gpuprof.render.efficiency_text import html_section as efficiency_html
+from gpuprof.render.self_cost_text import html_line as self_cost_html
+from gpuprof.advice.wording import advice_heading, next_steps_for_compute, no_fix_helped_line
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.timeline import build_timeline
 from gpuprof.render.copies_text import copies_rows
@@ -13,7 +15,8 @@ from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_g
 from gpuprof.render.html_assets import SCRIPT, STYLE
 from gpuprof.render.html_plots import (cpu_plot, disk_plot, gpu_plots, memory_plot, pressure_plot,
                                        rank_plot, step_plot, time_frame, try_plot, worker_plot)
-from gpuprof.render.units import command_line, gain, other_interpreter, pct, plural, rate, seconds, size, spread_text
+from gpuprof.render.units import (command_line, gain, gain_tone, other_interpreter, pct, plural, producing_cpu, rate,
+                                  seconds, size, spread_text)
 
 
 def render(report: dict, options) -> str:
@@ -35,8 +38,8 @@ def render_html(record: dict, report: dict, tried: dict = None) -> str:
         pressure_plot(timeline, frame),
         try_plot(report, tried),
     ) if plot]
-    body = "".join([_header(report), _verdict(report), _fixes(report), _ranks(report), _figures(report),
-                    '<h2>Over time</h2>' if plots else "", "".join(plots), _notes(report)])
+    body = "".join([_header(report), _verdict(report), _fixes(report), _ranks(report), _figures(report), efficiency_html(report),
+                    '<h2>Over time</h2>' if plots else "", "".join(plots), _notes(report), self_cost_html(report)])
     title = f"gpuprof: {html.escape(command_line(report))}"
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -69,6 +72,8 @@ def _verdict(report: dict) -> str:
     parts.append(f'<p class="summary">{_esc(verdict.get("summary") or "No verdict.")}</p>')
     if verdict.get("corrected"):
         parts.append(f'<p class="caution">{_esc(verdict["corrected"])}</p>')
+    if verdict.get("busy_machine"):
+        parts.append(f'<p class="caution">Busy machine: {_esc(verdict["busy_machine"])}</p>')
     extra = [f'also <code>{_esc(f["bottleneck"])}</code> ({f["share"]:.0%} of '
              f'{_esc((f.get("evidence") or {}).get("share_of") or "step time")}): {_esc(f["reason"])}'
              for f in report.get("findings") or []]
@@ -77,6 +82,12 @@ def _verdict(report: dict) -> str:
         parts.append("<ul>" + "".join(f"<li>{e}</li>" for e in extra) + "</ul>")
     parts.append("</section>")
     return "".join(parts)
+
+
+def _gain_class(item: dict) -> str:
+    """A measured loss in red, no measured gain in amber, a gain in green (html_assets' styles)."""
+    tone = gain_tone(item)
+    return "gain" if tone == "gain" else f"gain {tone}"
 
 
 def _fixes(report: dict) -> str:
@@ -90,7 +101,8 @@ def _fixes(report: dict) -> str:
     items = []
     for item in advice:
         parts = [f'<li><p class="fix"><strong>{_esc(item.get("title"))}</strong> '
-                 f'<span class="gain">{_esc(gain(item))}</span> <code class="fixid">{_esc(item.get("id"))}</code></p>']
+                 f'<span class="{_gain_class(item)}">{_esc(gain(item))}</span> '
+                 f'<code class="fixid">{_esc(item.get("id"))}</code></p>']
         detail = _esc(item.get("detail"))
         if item.get("where"):
             detail = f'at <code>{_esc(item["where"])}</code>: {detail}'
@@ -102,7 +114,8 @@ def _fixes(report: dict) -> str:
         if item.get("ranked_by"):
             parts.append(f'<p class="why">ranked {_esc(item["ranked_by"])}</p>')
         items.append("".join(parts) + "</li>")
-    return f'<section><h2>{heading}</h2><ol class="fixes">{"".join(items)}</ol></section>'
+    helped = f'<p class="gain loss">{_esc(no_fix_helped_line(report))}</p>' if no_fix_helped_line(report) else ""
+    return f'<section><h2>{heading}</h2>{helped}<ol class="fixes">{"".join(items)}</ol></section>'
 
 
 def _ranks(report: dict) -> str:
@@ -141,7 +154,7 @@ def _figures(report: dict) -> str:
                      f"num_workers={loader.get('num_workers')}, batch_size={loader.get('batch_size')}, "
                      f"{plural(loader.get('batches') or 0, 'batch', 'batches')}, waited {seconds(loader.get('wait_s'))}, "
                      f"a batch takes {seconds(producer.get('wall_per_batch_s'))} to make "
-                     f"({pct(producer.get('cpu_per_wall'))} of it on a CPU)"))
+                     f"({producing_cpu(producer.get('cpu_per_wall'), system.get('cpu_count'))} of it on a CPU)"))
     rows.extend(copies_rows(report.get("copies")))
     cores = job.get("cores_busy")
     rows.append(("job CPU", f"{'n/a' if cores is None else f'{cores:.2f}'} of {system.get('cpu_count')} cores busy"))

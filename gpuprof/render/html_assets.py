@@ -17,7 +17,7 @@ code,pre{font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .summary{font-size:17px;font-weight:600;margin:4px 0}
 .caution{color:var(--warn)}
 ol.fixes{padding-left:22px}ol.fixes li{margin-bottom:14px}
-.fix{margin:0}.gain{color:var(--good);font-weight:600;margin-left:6px}.fixid{color:var(--soft);margin-left:6px}
+.fix{margin:0}.gain{color:var(--good);font-weight:600;margin-left:6px}.gain.same{color:var(--warn)}.gain.loss{color:#b3261e}.fixid{color:var(--soft);margin-left:6px}
 pre{background:var(--panel);padding:8px 10px;border-radius:4px;overflow-x:auto;white-space:pre}
 table{border-collapse:collapse;width:100%;font-size:14px}
 th,td{text-align:left;vertical-align:top;padding:4px 8px;border-bottom:1px solid var(--rule)}

@@ -6,8 +6,11 @@ spans; table cells hold short values only, longer texts follow the table as a li
 import re
 
 from gpuprof.render.copies_text import WAIT_LABEL, copies_cell, copies_rows
+from gpuprof.render.efficiency_text import markdown_lines as efficiency_markdown
+from gpuprof.render.self_cost_text import self_cost_line
 from gpuprof.render.gpu_text import gpu_name, job_gpus_line, rank_gpus_text, utilisation_short
-from gpuprof.render.units import command_line, gain, other_interpreter, pct, rate, seconds, size
+from gpuprof.advice.wording import no_fix_helped_line
+from gpuprof.render.units import command_line, gain, gain_tone, other_interpreter, pct, rate, seconds, size
 
 _MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
 
@@ -33,10 +36,13 @@ def render_markdown(report: dict) -> str:
              f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}."
              + (f" {escape(other_interpreter(report))}." if other_interpreter(report) else ""), ""]
     lines += _verdict_lines(report)
+    if no_fix_helped_line(report):
+        lines += [f"**{escape(no_fix_helped_line(report))}**", ""]
     lines += _advice_lines(report.get("advice") or [])
     lines += _rank_lines(report)
     lines += _steps_lines(report.get("steps") or {})
     lines += _measure_lines(report)
+    lines += efficiency_markdown(report)
     lines += _note_lines(report)
     return "\n".join(lines) + "\n"
 
@@ -47,6 +53,8 @@ def _verdict_lines(report: dict) -> list:
     verdict = report.get("verdict")
     if verdict:
         lines += [f"**{escape(verdict.get('summary', ''))}** (confidence {verdict.get('confidence', 0):.0%})", ""]
+        if verdict.get("busy_machine"):
+            lines += [f"Busy machine: {escape(verdict['busy_machine'])}", ""]
         for finding in report.get("findings") or []:
             of = (finding.get("evidence") or {}).get("share_of") or "step time"
             lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of {of}): "
@@ -58,6 +66,10 @@ def _verdict_lines(report: dict) -> list:
     return lines
 
 
+#: Markdown has no colour: a measured loss, or no gain, is marked as the gate's output marks a failure.
+TONE_MARK = {"gain": "", "same": "⚠️ ", "loss": "❌ "}
+
+
 def _advice_lines(advice: list) -> list:
     """The fixes as a table of short cells, their details as a list after it, then the top fix's code."""
     lines = []
@@ -65,7 +77,7 @@ def _advice_lines(advice: list) -> list:
         lines += ["| # | fix | speed-up | where |", "|---|---|---|---|"]
         for rank, item in enumerate(advice, 1):
             where = code(item["where"]) if item.get("where") else ""
-            lines.append(f"| {rank} | {escape(item['title'])} (`{item['id']}`) | {gain(item)} "
+            lines.append(f"| {rank} | {escape(item['title'])} (`{item['id']}`) | {TONE_MARK[gain_tone(item)]}{gain(item)} "
                          f"| {where} |")
         lines.append("")
         for rank, item in enumerate(advice, 1):
@@ -142,4 +154,7 @@ def _note_lines(report: dict) -> list:
         lines.append(f"- job's GPUs: {escape(chosen)}")
     for note in report.get("notes") or []:
         lines.append(f"- note: {escape(note)}")
+    own_cost = self_cost_line(report)
+    if own_cost:
+        lines.append(f"- {escape(own_cost)}")
     return lines

@@ -167,45 +167,63 @@ def legend(series) -> str:
     return f'<div class="legend">{items}</div>'
 
 
+#: Label widths are estimated at this many pixels a character: wider than the 12 px sans-serif
+#: face's average, so that a label given this room never reaches its neighbour.
+CHAR_W = 7.2
+BAR_ROW_H, BAR_NAME_W = 30, 230
+
+
 def bar_chart(rows, unit: str, reference: float = None, label: str = "") -> str:
     """Horizontal bars: rows of (name, value, low, high, marker) where low/high draw a range and
-    marker (e.g. an estimate) a tick; `reference` draws a dashed line (e.g. 1.0x, no change)."""
+    marker (e.g. an estimate) a tick; `reference` draws a dashed line (e.g. 1.0x, no change).
+    Labels never overlap: a name is cut to its column, and a value is written right of everything
+    its row draws, in room kept free for it at the right."""
     rows = [r for r in rows if r[1] is not None]
     if not rows:
         return ""
-    row_h, name_w = 30, 230
-    height = TOP + row_h * len(rows) + BOTTOM
-    plot_w = WIDTH - name_w - RIGHT
+    values = [f"{r[1]:.2f}{unit}" for r in rows]
+    room = CHAR_W * max(len(v) for v in values) + 12
+    height = TOP + BAR_ROW_H * len(rows) + BOTTOM
+    plot_w = WIDTH - BAR_NAME_W - RIGHT - room
     top = max(max(v for r in rows for v in (r[1], r[3], r[4]) if v is not None), reference or 0.0)
     ticks = nice_ticks(0.0, top)
 
     def px(v):
-        return name_w + v / (ticks[-1] or 1.0) * plot_w
+        return BAR_NAME_W + v / (ticks[-1] or 1.0) * plot_w
 
     parts = [f'<svg class="plot bars" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="{_attr(label)}">']
     for tick in ticks:
         x = px(tick)
         parts.append(f'<line class="grid" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{height - BOTTOM}"/>'
                      f'<text class="tick" x="{x:.1f}" y="{height - BOTTOM + 16}" text-anchor="middle">{tick_label(tick)}</text>')
-    for i, (name, value, low, high, marker) in enumerate(rows):
-        y = TOP + i * row_h
-        parts.append(f'<text class="name" x="{name_w - 8}" y="{y + row_h / 2 + 4:.1f}" text-anchor="end">'
-                     f'{html.escape(_short(name, 34))}<title>{html.escape(name)}</title></text>')
-        parts.append(f'<rect class="series bar" x="{name_w}" y="{y + 6}" width="{max(px(value) - name_w, 1):.1f}" '
-                     f'height="{row_h - 12}" fill="{PALETTE[0]}"><title>{html.escape(name)}: {value:.2f}{html.escape(unit)}'
-                     f'</title></rect>')
-        if low is not None and high is not None:
-            parts.append(f'<line class="range" x1="{px(low):.1f}" x2="{px(high):.1f}" y1="{y + row_h / 2}" '
-                         f'y2="{y + row_h / 2}"/>')
-        if marker is not None:
-            parts.append(f'<line class="marker" x1="{px(marker):.1f}" x2="{px(marker):.1f}" y1="{y + 2}" '
-                         f'y2="{y + row_h - 2}"><title>estimate {marker:.2f}{html.escape(unit)}</title></line>')
-        parts.append(f'<text class="value" x="{px(value) + 6:.1f}" y="{y + row_h / 2 + 4:.1f}">{value:.2f}{html.escape(unit)}</text>')
+    for i, ((name, value, low, high, marker), text) in enumerate(zip(rows, values)):
+        parts.append(_bar_row(TOP + i * BAR_ROW_H, name, value, low, high, marker, text, unit, px))
     if reference is not None:
         x = px(reference)
         parts.append(f'<line class="reference" x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{height - BOTTOM}"/>')
     parts.append(f'<text class="unit" x="{WIDTH - RIGHT}" y="{height - 2}" text-anchor="end">{html.escape(unit)}</text>')
     parts.append("</svg>")
+    return "".join(parts)
+
+
+def _bar_row(y: float, name: str, value: float, low, high, marker, text: str, unit: str, px) -> str:
+    """One bar with its name, spread, estimate tick and value; the value right of all of them."""
+    middle = y + BAR_ROW_H / 2
+    fits = int((BAR_NAME_W - 8 - 4) / CHAR_W)
+    parts = [f'<text class="name" x="{BAR_NAME_W - 8}" y="{middle + 4:.1f}" text-anchor="end">'
+             f'{html.escape(_short(name, fits))}<title>{html.escape(name)}</title></text>',
+             f'<rect class="series bar" x="{BAR_NAME_W}" y="{y + 6}" width="{max(px(value) - BAR_NAME_W, 1):.1f}" '
+             f'height="{BAR_ROW_H - 12}" fill="{PALETTE[0]}"><title>{html.escape(name)}: {value:.2f}{html.escape(unit)}'
+             f'</title></rect>']
+    right = px(value)
+    if low is not None and high is not None:
+        parts.append(f'<line class="range" x1="{px(low):.1f}" x2="{px(high):.1f}" y1="{middle}" y2="{middle}"/>')
+        right = max(right, px(high))
+    if marker is not None:
+        parts.append(f'<line class="marker" x1="{px(marker):.1f}" x2="{px(marker):.1f}" y1="{y + 2}" '
+                     f'y2="{y + BAR_ROW_H - 2}"><title>estimate {marker:.2f}{html.escape(unit)}</title></line>')
+        right = max(right, px(marker) + 1.5)
+    parts.append(f'<text class="value" x="{right + 6:.1f}" y="{middle + 4:.1f}">{html.escape(text)}</text>')
     return "".join(parts)
 
 

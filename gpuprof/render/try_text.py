@@ -2,6 +2,7 @@
 cells of a row, the line that keeps a measured change, and the lines below the table."""
 
 from gpuprof.advice.keeping import keep_line
+from gpuprof.advice.wording import range_words
 from gpuprof.analysis.noise import SAME
 from gpuprof.record.changes import KEYS, MODEL, OPTIMIZER
 
@@ -26,7 +27,11 @@ def speedup_cell(row: dict) -> str:
 
 
 def estimate_cell(row: dict) -> str:
-    return f"up to {row['estimate']:.2f}x" if row.get("estimate") else "-"
+    """The estimate the baseline's report gave this change, as that report words it (a range), or
+    the input ceiling's own figure."""
+    if not row.get("estimate"):
+        return "-"
+    return range_words({"estimated_speedup": row["estimate"], "estimate": row.get("estimate_range")})
 
 
 def verdict_cell(row: dict) -> str:
@@ -115,6 +120,24 @@ def compile_line(row: dict, baseline: dict, record: dict) -> str:
     return text
 
 
+def mfu_lines(rows: list) -> list:
+    """Each variant's MFU change beside its speed-up, where its runs and the baseline's had their
+    FLOPs counted: the ratio of FLOPs per second (a change of the work per step shows as a gap
+    between the two)."""
+    base = (rows or [{}])[0]
+    if not base.get("achieved_tflops"):
+        return []
+    out = []
+    for row in rows[1:]:
+        if not row.get("achieved_tflops"):
+            continue
+        change = row["achieved_tflops"] / base["achieved_tflops"]
+        levels = (f"MFU {base['mfu']:.1%} -> {row['mfu']:.1%}, " if base.get("mfu") and row.get("mfu") else "MFU ")
+        speed = f" (speed-up {row['speedup']:.2f}x)" if row.get("speedup") else ""
+        out.append(f"{row['label']}: {levels}{change:.2f}x the baseline's FLOPs per second{speed}")
+    return out
+
+
 def lines(record: dict) -> list:
     """Everything below the table: the best variant, the input check, cautions, failures, notes."""
     out = []
@@ -159,6 +182,7 @@ def lines(record: dict) -> list:
             out.append(compile_line(row, rows[0], record))
         if row.get("caution"):
             out.append(f"{row['label']}: {row['caution']}")
+    out.extend(mfu_lines(rows))
     out.extend(record.get("notes") or [])
     if record.get("interrupted"):
         out.append("stopped by a signal: the table holds the runs that finished")

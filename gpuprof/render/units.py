@@ -2,6 +2,7 @@
 
 import os
 
+from gpuprof.advice.wording import range_words
 from gpuprof.analysis import bottlenecks
 
 
@@ -47,28 +48,63 @@ def rate(value_mb_s) -> str:
     return "n/a" if value_mb_s is None else f"{value_mb_s:.1f} MB/s"
 
 
+def producing_cpu(ratio, cores) -> str:
+    """The producers' CPU over the time they spent making batches, as a share of one core (`99%`),
+    or above one core in cores of the job's (`1.8 of 2 cores`): never more than the job's cores,
+    whatever the clocks' granularity made of short batches."""
+    if ratio is None:
+        return "n/a"
+    if ratio <= 1.0 or not cores:
+        return pct(min(ratio, 1.0) if not cores else ratio)
+    return f"{min(ratio, cores):.1f} of {cores} cores"
+
+
+def workers_words(loader: dict) -> str:
+    """How many workers made batches: per epoch, with the epochs (`2 workers (2 epochs)`); workers
+    started again each epoch are the same workers, not more of them."""
+    per_epoch = loader.get("workers_per_epoch")
+    if per_epoch is None:
+        per_epoch = loader.get("workers_seen") or 0
+    epochs = loader.get("epochs") or 0
+    return plural(per_epoch, "worker") + (f" ({plural(epochs, 'epoch')})" if epochs > 1 else "")
+
+
 def plural(count, word: str, words: str = None) -> str:
     """`1 process`, `2 processes`."""
     return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 def gain(item: dict) -> str:
-    """An advice item's gain: `up to 1.85x` (every estimate is an upper bound), or for a memory fix
-    the memory it frees."""
+    """An advice item's gain: its estimate as a range (`est. 1.20–1.60x`) and, once `gpuprof try`
+    measured it, the measurement beside it; for a memory fix the memory it frees."""
     measured = item.get("measured")
     if measured and measured.get("speedup") is not None:
-        estimate = f"up to {item['estimated_speedup']:.2f}x, " if item.get("estimated_speedup") is not None else ""
+        estimate = f"est. {range_words(item)}, " if item.get("estimated_speedup") is not None else ""
         return f"{estimate}measured {measured['speedup']:.2f}x"
     if item.get("estimated_speedup") is not None:
-        return f"up to {item['estimated_speedup']:.2f}x"
+        return f"est. {range_words(item)}"
     if item.get("prior") is not None:
-        return f"not estimated: gpuprof try --fix {item['id']}"
+        from gpuprof.advice import fixes
+        fix = fixes.get(item.get("id"))
+        return f"not estimated: gpuprof try --fix {item['id']}" if fix is not None and fix.is_setting \
+            else "not estimated"
     if item.get("frees_bytes"):
         return f"frees about {size(item['frees_bytes'])}"
     addresses = item.get("addresses") or []
     if bottlenecks.MEMORY_SHM.id in addresses:
         return "lets the run finish"
     return "frees memory" if bottlenecks.MEMORY_OOM.id in addresses else "gain not estimated"
+
+
+def gain_tone(item: dict) -> str:
+    """How a gain reads: "loss" for a fix `gpuprof try` measured slower, "same" for one it measured
+    no faster or below 1.0x within its noise, "gain" otherwise; every renderer colours it by this."""
+    measured = item.get("measured") or {}
+    if measured.get("conclusion") == "slower":
+        return "loss"
+    if measured.get("conclusion") == "same" or (measured.get("speedup") is not None and measured["speedup"] < 1.0):
+        return "same"
+    return "gain"
 
 
 def scaled(values, factor: float) -> list:

@@ -5,7 +5,13 @@ import os
 
 import gpuprof
 from gpuprof.advice.by_verdict import advice_for
+from gpuprof.analysis.ddp_syncs import syncs_per_step
+from gpuprof.analysis.augmentation import with_augmentation
+from gpuprof.analysis.image_sizes import with_image_sizes
 from gpuprof.analysis.classify import classify
+from gpuprof.analysis.script_flags import program_options
+from gpuprof.analysis import ray_reach
+from gpuprof.analysis.machine_load import others_during, with_busy_machine
 from gpuprof.analysis.loaders import analyse_loaders
 from gpuprof.analysis.evaluation import with_evaluation
 from gpuprof.analysis.host_time import analyse_samples, training_cpu, use_sampled_batching
@@ -17,14 +23,16 @@ from gpuprof.analysis import ranks as rank_rules
 from gpuprof.analysis.devices import analyse_devices
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.environment import analyse_environment
+from gpuprof.analysis.eval_phases import outside_rollouts
 from gpuprof.reporting.environment_note import environment_notes
 from gpuprof.analysis.startup import startup_section
 from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
 from gpuprof.analysis import job_gpus as job_gpu_rules
 from gpuprof.analysis.system import cores_busy_between, summarize_system
+from gpuprof.analysis.self_cost import self_cost_section
 from gpuprof.record.schema import REPORT_FORMAT
 from gpuprof.reporting.gpu_section import gpu_notes, job_gpu_figures, rank_system
-from gpuprof.record import kinds
+from gpuprof.record import kinds, provenance
 
 
 def exit_description(meta: dict) -> str:
@@ -82,11 +90,11 @@ def limit_notes(limit) -> list:
     return notes
 
 
-def varying_step_notes(steps: dict) -> list:
+def varying_step_notes(steps: dict, environment: dict = None) -> list:
     """Slow steps at a steady interval, and a slow start, which a median and a mean hide."""
     notes = []
     if steps.get("periodic_slow_steps"):
-        notes.append(describe_spikes(steps["periodic_slow_steps"]))
+        notes.append(describe_spikes(steps["periodic_slow_steps"], ((environment or {}).get("phases") or {})))
     start = steps.get("slow_start")
     if start:
         notes.append(f"the first {start['steps']} measured steps ran {start['times']:.1f}x slower than the rest "
@@ -124,7 +132,7 @@ def how_it_ended(meta: dict, stopped: list) -> tuple:
 def step_notes(record: dict, system: dict, probes: dict) -> list:
     """What the steps show beside the verdict: varying steps, the environment's share, slow steps
     that coincide with memory stalls, shared memory running short."""
-    notes = varying_step_notes(probes["steps"]) + environment_notes(probes.get("environment"))
+    notes = varying_step_notes(probes["steps"], probes.get("environment")) + environment_notes(probes.get("environment"))
     stalls = memory_stalls_in_slow_steps((record.get("system") or {}).get("columns") or {},
                                          probes["steps"].get("slow_steps_at") or [])
     if stalls:
@@ -158,17 +166,23 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     system = _with_window_cores(system, record, probes["steps"])
     memory = _memory_section(groups, probes, system, meta)
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
-                    probe_gap=probe_gap, memory=memory)
+                    probe_gap=probe_gap, memory=memory, program_options=program_options(meta))
     ranks = None if attached else _job_ranks(groups, meta, sections, memory, system, probes.get("cuda_devices"), gpus)
     if ranks is not None:
         probes = _with_headline_rank(probes, ranks)
-    judged = classify(sections, nothing_to_judge(meta, sections["steps"], probes_on and bool(processes), system),
+    judged = classify(sections, nothing_to_judge(meta, sections["steps"], probes_on and bool(processes), system,
+                                                 events_of_kind(groups, kinds.RAY_CLUSTER)),
                       steps_judged=ranks["judged"] if ranks is not None else None)
-    verdict = judged["verdict"]
+    others = others_during(record.get("system") or {}, probes["steps"].get("window_start"),
+                           probes["steps"].get("window_end"))
+    system = dict(system, others=others)
+    verdict = with_busy_machine(judged["verdict"], others)
     advice = advice_for(judged, memory, probes)
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
     notes.extend(step_notes(record, system, probes))
+    efficiency = efficiency_of(groups, probes, gpus, meta, advice)
+    overhead = self_cost_section(meta, groups, record.get("system") or {})
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
@@ -179,6 +193,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "exit_code": exit_code,
         "program": program_identity(meta),
         **interpreter_section(meta, groups),
+        **provenance.report_section(meta),
         "stopped_after_steps": stopped[0].get("steps") if stopped else None,
         "signal": meta.get("signal"),
         "interrupted": bool(meta.get("interrupted")),
@@ -192,8 +207,17 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         "ranks": ranks["rows"] if ranks is not None else [],
         "job": ranks["job"] if ranks is not None else None,
         **probes,
+        **({"efficiency": efficiency} if efficiency is not None else {}),
+        **({"overhead": overhead} if overhead is not None else {}),
         "notes": notes + probe_notes,
     }
+
+
+def efficiency_of(groups: list, probes: dict, gpus: list, meta: dict, advice: list):
+    """FLOPs, MFU, energy and money (analysis/efficiency.py), or None where none is known."""
+    from gpuprof.analysis.efficiency import efficiency_section
+    return efficiency_section(events_of_kind(groups, kinds.FLOPS), probes["steps"], job_gpu_rules.job_gpus(gpus),
+                              meta.get("efficiency"), advice, meta.get("duration_s"), probes.get("model"))
 
 
 def _with_window_cores(system: dict, record: dict, steps: dict) -> dict:
@@ -250,8 +274,9 @@ def rank_memory(memory: dict) -> dict:
 MIN_SAMPLES_TO_GUESS = 5     # system samples a sampler-only guess needs
 
 
-def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict):
-    """Why this run gives no verdict, or None when it has something to judge."""
+def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict, ray_clusters=()):
+    """Why this run gives no verdict, or None when it has something to judge. `ray_clusters`: the
+    driver's notes of a Ray cluster it joined, whose workers gpuprof may not have reached."""
     if meta.get("status") != "finished":
         return "gpuprof was stopped before the program ended, so the run record is incomplete"
     if steps.get("basis") == "attached":
@@ -267,6 +292,8 @@ def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict):
             return "the run was too short to judge from system figures alone"
         return None
     count = steps.get("count") or 0
+    if count == 0 and ray_reach.why_no_step(ray_clusters):
+        return ray_reach.why_no_step(ray_clusters)
     if count == 0:
         return "the program ran no training step (no optimizer step, no backward pass and no DataLoader batch)"
     if not steps.get("measured"):
@@ -308,7 +335,7 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     batches = kind(kinds.BATCH)
     warmup = (meta.get("settings") or {}).get("warmup_steps") or 0
     steps = analyse_loop(kind(kinds.STEP), batches, loaders, warmup_steps=warmup, backward_steps=kind(kinds.BSTEP),
-                         eval_phases=kind(kinds.EVAL_PHASE))
+                         eval_phases=outside_rollouts(kind(kinds.EVAL_PHASE), kind(kinds.ROLLOUT)))
     samples = [e for e in kind(kinds.STACK_SAMPLES) if e.get("pid") == steps.get("pid")]
     steps["sampled"] = analyse_samples(samples, steps.get("window_start"), steps.get("window_end"))
     if steps.get("periodic_slow_steps"):
@@ -320,6 +347,8 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     use_sampled_batching(steps)
     steps, dataloaders = with_evaluation(steps, analyse_loaders(loaders, batches, kind(kinds.FETCH), kind(kinds.BATCH_FACTS),
                                                                 kind(kinds.EPOCH)), meta.get("duration_s"))
+    dataloaders = with_augmentation(dataloaders, kind(kinds.AUGMENTATION))
+    dataloaders = with_image_sizes(dataloaders, kind(kinds.IMAGE_SIZES))
     notes = []
     if not probes_on:
         notes.append("probes were off (--no-probes): figures come from the system sampler alone")
@@ -329,7 +358,7 @@ def probe_sections(groups: list, meta: dict) -> tuple:
         "copies": analyse_copies(kind(kinds.COPIES), steps),
         "cuda_devices": analyse_devices(groups),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
-        **analyse_environment(kind(kinds.ENV), kind(kinds.ENV_STEPS), steps),
+        **analyse_environment(kind(kinds.ENV), kind(kinds.ENV_STEPS), steps, kind(kinds.ROLLOUT)),
         **_ddp_section(kind(kinds.DDP_COMM), steps),
         **startup_section(kind(kinds.STARTUP_SAMPLES), meta, steps),
         "model": _model_section(kind(kinds.MODEL), steps),
@@ -383,9 +412,11 @@ def _ddp_section(events: list, steps: dict) -> dict:
     shares = (steps.get("sampled") or {}).get("shares") or {}
     in_model = (shares.get("forward") or 0.0) + (shares.get("backward") or 0.0)
     share = exposed / model_part * (in_model or 1.0) if model_part > 0 else None
+    syncs = syncs_per_step(mine)
     return {"ddp_comm": {"comm_s": comm, "overlap_s": overlap, "exposed_comm_s": round(exposed, 6),
                          "forward_s": event.get("forward_s"), "backward_compute_s": event.get("backward_compute_s"),
-                         "exposed_comm_share": round(min(share, 1.0), 4) if share is not None else None}}
+                         "exposed_comm_share": round(min(share, 1.0), 4) if share is not None else None,
+                         **({"syncs_per_step": syncs} if syncs else {})}}
 
 
 def judge_ranks(groups: list, meta: dict, context_of):
@@ -458,9 +489,10 @@ def cap_by_next_rank(advice: list, job: dict) -> list:
     straggler = job.get("straggler")
     if not bound or not straggler:
         return advice
-    capped = math.floor(bound * 100) / 100
-    return [dict(item, estimated_speedup=capped, why=(item.get("why") or "") + (
-                f"; for the job, up to {capped:.2f}x: once rank {straggler['rank']} keeps up, the next slowest rank "
+    from gpuprof.advice.rank import capped
+    bound = math.floor(bound * 100) / 100
+    return [dict(capped(item, bound), why=(item.get("why") or "") + (
+                f"; for the job, at most {bound:.2f}x: once rank {straggler['rank']} keeps up, the next slowest rank "
                 "sets the pace"))
-            if item.get("estimated_speedup") is not None and item["estimated_speedup"] > bound else item
+            if capped(item, bound) is not item else item
             for item in advice]

@@ -36,7 +36,9 @@ def doctor(simulated: bool = False, verify: bool = False, scenarios=(), keep: st
         error(f"NVML sees {gpus} GPU(s), but no python here has a torch that can use one: --verify needs it "
               "(gpuprof doctor says more)" if gpus else NO_GPU)
         return 2
-    sys.stdout.write(render(checks.sections(facts), pretty=fancy(sys.stdout)))
+    from gpuprof.render.text_width import text_width
+    pretty = fancy(sys.stdout)
+    sys.stdout.write(render(checks.sections(facts), pretty=pretty, width=text_width(sys.stdout.isatty())))
     sys.stdout.flush()
     if not verify:
         return 0
@@ -65,7 +67,8 @@ def run_scenarios(chosen: list, python: str, machine, keep, json_path) -> int:
             outcome.folder = None
     if not keep:
         _remove_if_empty(work_dir)
-    sys.stdout.write(table.render(outcomes, pretty=fancy(sys.stdout)))
+    from gpuprof.render.text_width import text_width
+    sys.stdout.write(table.render(outcomes, pretty=fancy(sys.stdout), width=text_width(sys.stdout.isatty())))
     sys.stdout.flush()
     if json_path:
         try:

@@ -6,9 +6,15 @@ import os
 from gpuprof.launch.errors import UsageProblem
 
 
+#: The exit status of a gate whose run (or baseline) was measured on a machine other processes kept
+#: busy and that no threshold failed on the job's own numbers: neither a pass nor a failure.
+DISTURBED_EXIT = 3
+
+
 def run_gate(report_path: str, report: dict = None, baseline_path=None, config=None, flags=None,
              junit=None, markdown=None, force=False, cwd=".", round_paths=(), baseline_round_paths=()) -> int:
-    """Load, decide, write the outputs, show the table; returns 0 (pass) or 1 (fail).
+    """Load, decide, write the outputs, show the table; returns 0 (pass), 1 (fail) or 3 (measured on a
+    busy machine, nothing failed on the job's own numbers).
     Bad input raises UsageProblem (exit 2)."""
     from gpuprof.gate import config as gate_config
     from gpuprof.gate.decide import decide
@@ -22,7 +28,7 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
         thresholds = gate_config.merge(file_values, flags or {})
         baseline_path = baseline_path or thresholds.pop("baseline", None)
         thresholds.pop("baseline", None)
-        if not thresholds:
+        if not set(thresholds) - {"judge_busy_machine"}:
             raise GateInputError("no thresholds: give --max-data-wait, --min-samples-per-second, --min-gpu-util "
                                  "or --max-regression, or set them in [tool.gpuprof.gate]")
         if report is None:
@@ -45,7 +51,7 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
     show_table(result, source)
     if not written:
         return 2
-    return 0 if result.passed else 1
+    return 0 if result.passed else (DISTURBED_EXIT if result.undecided else 1)
 
 
 def show_table(result, source) -> None:
@@ -56,7 +62,7 @@ def show_table(result, source) -> None:
     from gpuprof.gate.output import fmt, limit_text
     from gpuprof.render.console import stream_console
 
-    style = {"pass": "green", "fail": "bold red", "missing": "bold red", "skipped": "yellow"}
+    style = {"pass": "green", "fail": "bold red", "missing": "bold red", "skipped": "yellow", "disturbed": "yellow"}
     table = Table(title="gpuprof gate" + (f" ({os.path.relpath(source)})" if source else ""), title_justify="left")
     for column in ("threshold", "measured", "limit", "result", "detail"):
         table.add_column(column)
@@ -67,6 +73,9 @@ def show_table(result, source) -> None:
     console.print(table)
     if result.passed:
         console.print("[green]gate passed[/]")
+        return
+    if result.undecided:
+        console.print(f"[yellow]gate not decided[/]: {result.disturbed}", highlight=False)
         return
     failed = [c.name for c in result.checks if c.status not in ("pass", "skipped")]
     console.print(f"[bold red]gate failed[/]: {len(failed)} of {len(result.checks)} thresholds not met "

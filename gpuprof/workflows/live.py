@@ -17,6 +17,7 @@ import sys
 import time
 from collections import deque
 
+from gpuprof.record.packed import rows_of
 from gpuprof.samplers.nvml_devices import nvml_uuid
 
 WINDOW_S = 5.0          # figures over the last seconds of events
@@ -68,10 +69,14 @@ class JobFigures:
             return
         kind = event.get("k")
         target = (self.steps if kind == "step" else self.waits).setdefault(path, deque(maxlen=20000))
-        if "rows" in event:
+        if "cols" in event:
             names = event.get("cols") or []
             w_at = names.index("w") if "w" in names else None
-            for row in event["rows"]:
+            try:
+                rows = rows_of(event)
+            except ValueError:
+                return
+            for row in rows:
                 target.append((row[0], 1, (row[w_at] or 0.0) if w_at is not None else 0.0))
         elif "t" in event:
             target.append((event["t"], int(event.get("n", 1)), event.get("w") or 0.0))

@@ -1,7 +1,9 @@
 """`gpuprof report RUN`: analyse one or more saved run folders again and write the report in a
 format. The saved report.json is left as `run` wrote it. A report JSON alone (what a CI job kept of
 `--json`) is rendered as it is: every format but the trace, which needs the run's time series; the
-HTML page then says its plots are missing."""
+HTML page then says its plots are missing. A `try` experiment (its folder or try.json) shows its
+table again, in console, markdown or json; what report cannot show is named in one line
+(gpuprof.workflows.saved_folders)."""
 
 import json
 import os
@@ -15,11 +17,16 @@ def report_runs(run_dirs: list, fmt: str, out_path=None, json_path=None) -> int:
     """Write the report of `run_dirs` as `fmt` to `out_path` (stdout for None or '-'), and as
     JSON to `json_path` when given; returns the exit status. Bad input raises UsageProblem."""
     from gpuprof.render import formats
-    from gpuprof.reporting.outputs import check_all, try_write
+    from gpuprof.reporting.outputs import check_all
 
     if fmt not in formats.names():
         raise UsageProblem(f"unknown --format {fmt!r}: choose one of {', '.join(formats.names())}")
     check_all((json_path, "--json"), (out_path, "--out"))
+    from gpuprof.workflows.saved_folders import try_record
+    tried = try_record(run_dirs)
+    if tried is not None:
+        return _write(_try_text(run_dirs[0], tried, fmt, to_stdout=out_path in (None, "-")), out_path,
+                      json_path and (json_path, formats.render("try-json", tried)))
     try:
         data, run_dir, record = _build(run_dirs)
         text = _text(run_dir, data, fmt, record)
@@ -27,15 +34,41 @@ def report_runs(run_dirs: list, fmt: str, out_path=None, json_path=None) -> int:
         raise UsageProblem(str(exc))
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, RecursionError) as exc:
         raise UsageProblem(f"{' '.join(run_dirs)}: the saved run is malformed ({exc.__class__.__name__}: {exc})")
+    return _write(text, out_path, json_path and (json_path, formats.render("json", data)))
+
+
+def _write(text: str, out_path, json_file) -> int:
+    """`text` to --out (stdout for None or '-'), then the (path, text) of --json; the exit status."""
+    from gpuprof.reporting.outputs import try_write
     if out_path is not None and out_path != "-":
         if not try_write(out_path, text, "--out"):
             return 2
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    if json_path is not None and not try_write(json_path, formats.render("json", data), "--json"):
+    if json_file and not try_write(json_file[0], json_file[1], "--json"):
         return 2
     return 0
+
+
+#: A `try` record shown by `report` in the report format of the same kind.
+TRY_FORMATS = {"console": "try-console", "markdown": "try-markdown", "json": "try-json"}
+
+
+def _try_text(path: str, record: dict, fmt: str, to_stdout: bool = True) -> str:
+    """A `try` experiment's table again, as `try` printed it (console, markdown or json)."""
+    from gpuprof.render import formats
+    from gpuprof.reporting.save import is_terminal
+    if fmt not in TRY_FORMATS:
+        raise UsageProblem(f"{path} is a `gpuprof try` experiment: its results come as {', '.join(TRY_FORMATS)}; "
+                           f"--format {fmt} is drawn for one of its runs (`gpuprof report RUN_FOLDER --format {fmt}` "
+                           f"with a run folder inside it)")
+    try:
+        if fmt == "console":
+            return formats.render("try-console", record, terminal=to_stdout and is_terminal(sys.stdout))
+        return formats.render(TRY_FORMATS[fmt], record)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        raise UsageProblem(f"{path}: the saved try results are malformed ({exc.__class__.__name__}: {exc})")
 
 
 #: What the pictures get in place of a run record they cannot read: no events, no samples.
@@ -57,9 +90,11 @@ def _build(paths: list):
     from gpuprof.reporting.build import build_report
     from gpuprof.reporting.job import build_job_report, run_folders
     folders = run_folders(paths)
+    from gpuprof.workflows.saved_folders import check_one_job
+    check_one_job(paths, folders)
     if len(folders) == 1:
         record = load_run(folders[0])
-        return build_report(record, run_dir=folders[0]), folders[0], record
+        return _with_saved_verification(folders[0], build_report(record, run_dir=folders[0])), folders[0], record
     data = build_job_report(folders)
     rank = (data.get("verdict") or {}).get("rank")
     host = next((row.get("host") for row in data.get("ranks") or [] if row.get("rank") == rank), None)
@@ -85,12 +120,15 @@ def _text(run_dir, data: dict, fmt: str, record: dict = None) -> str:
 
 
 def _with_saved_verification(run_dir: str, data: dict) -> dict:
-    """The measurements `run --verify` saved in report.json belong in the pictures too."""
+    """The measurements `run --verify` saved in report.json belong in every format: the report built
+    again carries them, and its advice is ranked by them as the saved one was (advice.measured)."""
     try:
         with open(os.path.join(run_dir, "report.json"), "r", encoding="utf-8") as handle:
             saved = json.load(handle)
     except (OSError, ValueError, RecursionError):
         return data
     if isinstance(saved, dict) and isinstance(saved.get("verified"), dict) and "verified" not in data:
-        return dict(data, verified=saved["verified"])
+        from gpuprof.advice.measured import with_measurements
+        rows = [row for row in saved["verified"].get("rows") or [] if isinstance(row, dict)]
+        return dict(data, verified=saved["verified"], advice=with_measurements(data.get("advice") or [], rows))
     return data

@@ -2,23 +2,32 @@
 
 import os
 import sys
+import time
 
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.launch.exit_status import JobStatus
 from gpuprof.reporting.outputs import check_all
 from gpuprof.workflows.messages import error
 
 
 def profile(target=None, module=None, out=None, json_path=None, interval=None, probes=None, gpu=None, quiet=None,
             live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
-            command_mode=False, python=None, verify=False, html=None, trace=None) -> int:
-    """The run itself (the demo calls it too); returns the exit status. An option left None takes
-    its value from [tool.gpuprof.run] in pyproject.toml, else gpuprof's default."""
+            command_mode=False, python=None, verify=False, html=None, trace=None, strict=False,
+            peak_tflops=None, price_per_gpu_hour=None) -> int:
+    """The run itself (the demo calls it too); returns the exit status: the program's own (a
+    JobStatus that remembers a deadly signal), or 2 under `strict` when it succeeded but a report
+    file could not be written. An option left None takes its value from [tool.gpuprof.run] in
+    pyproject.toml, else gpuprof's default."""
     from gpuprof.workflows.run_config import settle
     from gpuprof.launch.command import from_cli
     from gpuprof.launch.session import RunOptions, RunSession
 
     settings = settle({"out": out, "interval": interval, "probes": probes, "gpu": gpu, "live": live,
-                       "quiet": quiet, "python": python})
+                       "quiet": quiet, "python": python, "peak_tflops": peak_tflops,
+                       "price_per_gpu_hour": price_per_gpu_hour})
+    peak_by = "--peak-tflops" if peak_tflops is not None else "[tool.gpuprof.run] peak_tflops"
+    peak_tflops, price_per_gpu_hour = settings["peak_tflops"], settings["price_per_gpu_hour"]
+    _check_prices(peak_tflops, price_per_gpu_hour)
     out, interval, probes, gpu = settings["out"], settings["interval"], settings["probes"], settings["gpu"]
     live, quiet, python = settings["live"], settings["quiet"], settings["python"]
 
@@ -34,22 +43,52 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     if show_live:
         from gpuprof.workflows.live import LiveStatus
         status_line = session.status_line = LiveStatus(events_dir=session.settings()["events_dir"])
+    from gpuprof.workflows import efficiency_inputs
+    energy_before, started = efficiency_inputs.host_energy_reading(), time.monotonic()
     # Signals that arrive from here on stay held until gpuprof exits: a late Ctrl-C or SIGTERM never
     # cuts the report short or changes the exit status.
     outcome = session.execute()
     if status_line is not None:
         status_line.clear()
+    efficiency_inputs.settle(session.run_dir, peak_tflops, peak_by, price_per_gpu_hour,
+                             efficiency_inputs.host_energy_between(
+                                 energy_before, efficiency_inputs.host_energy_reading(), time.monotonic() - started))
     def measure(report):
         from gpuprof.workflows.verify import verify_estimates
         return verify_estimates(session.run_dir, report, target=target, module=module, command_mode=command_mode,
                                 python=python, gpu=gpu, quiet=quiet)
-    report = finish(session, json_path, quiet, measure=measure if verify else None)
-    status = report["exit_code"] if report is not None else outcome.exit_status
+    lost = []
+    report = finish(session, json_path, quiet, measure=measure if verify else None, lost=lost)
     if report is not None:
-        write_pictures(session.run_dir, report, html=html, trace=trace)
+        write_pictures(session.run_dir, report, html=html, trace=trace, lost=lost)
+    return _final_status(session.run_dir, report, job_status(report, outcome), lost, strict,
+                         gate_config, junit, markdown)
+
+
+def _check_prices(peak_tflops, price) -> None:
+    if peak_tflops is not None and not peak_tflops > 0:
+        raise UsageProblem(f"--peak-tflops must be a positive number of TFLOPS, not {peak_tflops}")
+    if price is not None and not price >= 0:
+        raise UsageProblem(f"--price-per-gpu-hour must not be negative, not {price}")
+
+
+def _final_status(run_dir, report, status, lost, strict, gate_config, junit, markdown) -> int:
+    """--strict: 2 when the program succeeded but a report file was lost; --gate: the gate's
+    verdict when the program succeeded; otherwise the program's own status."""
+    if strict and lost and not status:
+        return 2
     if gate_config is not None:
-        return _gated_status(session.run_dir, report, status, gate_config, junit, markdown)
+        return _gated_status(run_dir, report, status, gate_config, junit, markdown)
     return status
+
+
+def job_status(report, outcome) -> JobStatus:
+    """The job's own status, never what became of the report's files: the report's (a `--steps`
+    stop that ended in a SIGINT is a planned 0) when it has one, else the supervisor's."""
+    code = report.get("exit_code") if report is not None else None
+    if not isinstance(code, int):
+        code = outcome.exit_status
+    return JobStatus(code, outcome.died_of if code == outcome.exit_status else None)
 
 
 def _check_options(interval, steps, warmup_steps, gate_config, json_path, junit, markdown, html, trace) -> None:
@@ -87,8 +126,9 @@ def _gated_status(run_dir: str, report, status, gate_config, junit, markdown) ->
     return status or gate_status       # the program's own failure wins
 
 
-def write_pictures(run_dir: str, report: dict, html=None, trace=None) -> None:
-    """--html and --trace, after the report (and --verify's measurements); a failure costs one line."""
+def write_pictures(run_dir: str, report: dict, html=None, trace=None, lost=None) -> None:
+    """--html and --trace, after the report (and --verify's measurements); a failure costs one line
+    (and is added to `lost`)."""
     from gpuprof.reporting.outputs import try_write
     from gpuprof.reporting.pictures import report_text
     for fmt, path, option in (("html", html, "--html"), ("trace", trace, "--trace")):
@@ -98,8 +138,10 @@ def write_pictures(run_dir: str, report: dict, html=None, trace=None) -> None:
             text = report_text(run_dir, report, fmt)
         except Exception as exc:  # the job's exit status must survive any rendering bug
             error(f"could not build {option} for {run_dir}: {exc.__class__.__name__}: {exc}")
+            _note_lost(lost, option)
             continue
-        try_write(path, text, option)
+        if not try_write(path, text, option):
+            _note_lost(lost, option)
 
 
 def preload_report(quiet: bool) -> None:
@@ -110,27 +152,28 @@ def preload_report(quiet: bool) -> None:
         import gpuprof.render.console  # noqa: F401
 
 
-def finish(session, json_path, quiet: bool, measure=None):
+def finish(session, json_path, quiet: bool, measure=None, lost=None):
     """Build, save and show the report; a failure here is stated in one line, never raised over the
-    exit status, and never costs the other outputs. `measure(report) -> report` (run --verify)
-    runs after the report is shown and before it is saved, so report.json is written once, with
-    the measurements; it runs only when the program succeeded."""
+    exit status, and never costs the other outputs; each file that could not be written is added
+    to `lost`. `measure(report) -> report` (run --verify) runs after the report is shown and before
+    it is saved, so report.json is written once, with the measurements; it runs only when the
+    program succeeded."""
     from gpuprof.render import formats
     from gpuprof.reporting.outputs import try_write
     from gpuprof.reporting.save import build, show
 
     run_dir = session.run_dir
-    if session.save_error:
-        error(f"could not save the run record in {run_dir} ({session.save_error}): "
-              "the report is built from what remains")
+    unwritten = [_record_failure(session)] if session.save_error else []
     try:
         report = explain_missing_module(build(run_dir))
     except Exception as exc:  # the job's exit status must survive any reporting bug
+        _say_unwritten(unwritten, run_dir, lost)
         error(f"could not build the report for {run_dir}: {exc.__class__.__name__}: {exc}")
+        _note_lost(lost, "report.json")
         return None
     measured = measure is not None and report.get("exit_code") == 0
     if not measured:
-        _save(report, run_dir)
+        _save(report, run_dir, unwritten)
     if not quiet:
         try:
             show(report)
@@ -140,9 +183,10 @@ def finish(session, json_path, quiet: bool, measure=None):
         try:
             report = measure(report)
         finally:
-            _save(report, run_dir)
-    if json_path is not None:
-        try_write(json_path, formats.render("json", report), "--json")
+            _save(report, run_dir, unwritten)
+    _say_unwritten(unwritten, run_dir, lost)
+    if json_path is not None and not try_write(json_path, formats.render("json", report), "--json"):
+        _note_lost(lost, "--json")
     return report
 
 
@@ -168,12 +212,37 @@ def explain_missing_module(report: dict) -> dict:
     return dict(report, notes=[note] + list(report.get("notes") or []))
 
 
-def _save(report: dict, run_dir: str) -> None:
+def _save(report: dict, run_dir: str, unwritten: list) -> None:
     from gpuprof.reporting.save import save_in_run
     try:
         save_in_run(report, run_dir)
     except OSError as exc:
-        error(f"could not save report.json in {run_dir}: {exc.strerror or exc}")
+        unwritten.append(("report.json", exc.strerror or str(exc)))
+
+
+def _record_failure(session) -> tuple:
+    """(what, why) of the run record's failed write; attach's session says only why."""
+    return getattr(session, "save_failure", None) or ("the run record", session.save_error)
+
+
+def _say_unwritten(unwritten: list, run_dir: str, lost) -> None:
+    """One line for every file of the run folder that could not be written (a full disk costs the
+    run record and report.json alike): what, where, why."""
+    if not unwritten:
+        return
+    names = list(dict.fromkeys(name for name, _ in unwritten))
+    reasons = list(dict.fromkeys(why for _, why in unwritten))
+    what = " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    shown = "; the report shown is built from what was written" if "report.json" not in names else ""
+    error(f"could not write {what} in {run_dir}: {'; '.join(reasons)}{shown}")
+    for name in names:
+        _note_lost(lost, name)
+    unwritten.clear()
+
+
+def _note_lost(lost, what: str) -> None:
+    if lost is not None:
+        lost.append(what)
 
 
 def _isatty(stream) -> bool:

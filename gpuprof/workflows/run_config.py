@@ -6,8 +6,10 @@ import os
 
 from gpuprof.launch.errors import UsageProblem
 
-KEYS = {"out": str, "interval": float, "probes": bool, "gpu": bool, "live": bool, "quiet": bool, "python": str}
-BUILT_IN = {"out": None, "interval": 0.1, "probes": True, "gpu": True, "live": None, "quiet": False, "python": None}
+KEYS = {"out": str, "interval": float, "probes": bool, "gpu": bool, "live": bool, "quiet": bool, "python": str,
+        "peak_tflops": float, "price_per_gpu_hour": float}
+BUILT_IN = {"out": None, "interval": 0.1, "probes": True, "gpu": True, "live": None, "quiet": False, "python": None,
+            "peak_tflops": None, "price_per_gpu_hour": None}
 
 
 def find_pyproject(start: str):

@@ -25,6 +25,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     target = list(target or [])
     command = from_cli(target, module=module, command_mode=command_mode, python=python)
     _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval)
+    _check_fix_ids(fix)
+    _check_loader(loader)
     plan = _plan(set_, input_ceiling, echo, hdf5_cache, fix, top)
     check_all((json_path, "--json"), (markdown, "--markdown"))
     say = say or (say_to_stderr if not quiet else (lambda text: None))
@@ -68,6 +70,35 @@ def _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, 
         raise UsageProblem(f"--top must not be negative, not {top}")
     if not 0.01 <= interval <= 60:
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+
+
+def _check_fix_ids(fix) -> None:
+    """Refuse a --fix that try cannot apply before the baseline runs: whether the baseline's advice
+    includes it can only be known afterwards, but an id that no fix has, or one that needs a code
+    change, is wrong whatever the baseline says."""
+    import difflib
+
+    from gpuprof.advice import fixes
+    tryable = [f.id for f in fixes.tryable()]
+    for fix_id in fix or []:
+        if fix_id in tryable:
+            continue
+        if fixes.get(fix_id) is not None:
+            raise UsageProblem(f"--fix {fix_id}: this fix needs a code change, which try cannot make; "
+                               f"try can apply {', '.join(tryable)}")
+        close = difflib.get_close_matches(fix_id, tryable, n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise UsageProblem(f"--fix {fix_id}: no such fix; {hint}try can apply {', '.join(tryable)}")
+
+
+def _check_loader(loader) -> None:
+    """--loader names a line as FILE:LINE; anything else could never match a DataLoader."""
+    if loader is None:
+        return
+    path, _, line = loader.rpartition(":")
+    if not path or not line.isdigit() or int(line) < 1:
+        raise UsageProblem(f"--loader {loader}: give the line that builds the DataLoader as FILE:LINE "
+                           "(train.py:42)")
 
 
 def _plan(set_, input_ceiling, echo, hdf5_cache, fix, top):

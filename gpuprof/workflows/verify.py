@@ -39,8 +39,9 @@ def with_measurements(report: dict, record: dict, run_dir: str) -> dict:
     """The report with the measured input share and the top fix's measured speed-up; a verdict the
     ceiling contradicts says so."""
     from gpuprof.advice.measured import with_measurements as ranked_by_measurement
-    rows = [{k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max", "interval_low",
-                                     "interval_high", "conclusion", "estimate", "error")}
+    rows = [_with_report_estimate({k: row.get(k) for k in ("label", "fix", "speedup", "speedup_min", "speedup_max",
+                                                           "interval_low", "interval_high", "conclusion", "estimate",
+                                                           "estimate_range", "error")}, report)
             for row in record.get("rows", [])[1:]]
     verified = {"try": os.path.join(run_dir, "verify", "try.json"), "input_check": record.get("input_check"),
                 "rows": rows}
@@ -49,3 +50,12 @@ def with_measurements(report: dict, record: dict, run_dir: str) -> dict:
     if check.get("corrected") and report.get("verdict"):
         out["verdict"] = dict(report["verdict"], corrected=check["corrected"])
     return out
+
+
+def _with_report_estimate(row: dict, report: dict) -> dict:
+    """A measured fix's row with the estimate of the run's own report (try's baseline run gives its
+    own), so that the run's report states one estimate per fix."""
+    item = next((a for a in report.get("advice") or [] if row.get("fix") and a.get("id") == row["fix"]), None)
+    if item is None:
+        return row
+    return dict(row, estimate=item.get("estimated_speedup"), estimate_range=item.get("estimate"))

@@ -68,3 +68,31 @@ def test_a_cgroup_quota_of_half_a_core_is_counted_and_its_throttling_named(tmp_p
                 break
             except OSError:
                 time.sleep(0.1)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif((os.cpu_count() or 1) != 2, reason="a hog on one of two cores")
+def test_beside_a_cpu_hog_an_input_bound_job_says_so_and_stays_input(tmp_path):
+    """Another process spins on a core for the whole run: the report says how many cores other
+    processes held during the steps, beside the verdict, and the verdict stays the input. (One
+    intra-op thread: two would fight the hog for one core, and their wait for each other — not the
+    input — would then be what a busy machine measures.)"""
+    import subprocess
+
+    from tests.integration.helpers import env_with_source
+    pytest.importorskip("torch")
+    hog = subprocess.Popen([sys.executable, os.path.join(PROGRAMS, "busy.py"), "600"], stdout=subprocess.DEVNULL)
+    try:
+        got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), os.path.join(ROOT, "examples", "cpu_starved.py"),
+                      cwd=str(tmp_path), timeout=300, env=env_with_source({"OMP_NUM_THREADS": "1"}))
+    finally:
+        hog.kill()
+        hog.wait()
+    assert got.returncode == 0, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    others = report["system"]["others"]
+    assert others["notable"] and others["other_cores"] >= 0.5, others
+    assert "other processes kept" in report["verdict"]["busy_machine"]
+    assert report["verdict"]["bottleneck"].startswith("input."), report["verdict"]["summary"]
+    console = gpuprof("report", str(tmp_path / "run"), cwd=str(tmp_path))
+    assert "busy machine:" in console.stdout

@@ -127,9 +127,9 @@ def test_a_scenario_file_of_ones_own_runs_and_disagreement_is_status_1(tmp_path)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     got = gpuprof("doctor", "--simulated", "--scenario", str(path), "--json", str(tmp_path / "doctor.json"),
-                  cwd=str(tmp_path), env=env_with_source({"TMPDIR": str(scratch)}), timeout=400)
+                  cwd=str(tmp_path), env=env_with_source({"TMPDIR": str(scratch), "COLUMNS": "200"}), timeout=400)
     assert got.returncode == 1, got.stdout + got.stderr
-    rows = got.stdout.splitlines()
+    rows = got.stdout.splitlines()          # the table (at 100 columns it is one block per scenario)
     assert rows[0].split()[:3] == ["scenario", "expected", "found"]
     assert rows[2].split()[:3] == ["starved", "input.cpu", "input.cpu"] and rows[2].endswith("yes")
     assert rows[3].split()[:3] == ["starved-said-compute", "compute", "input.cpu"] and rows[3].endswith("NO")

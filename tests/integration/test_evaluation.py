@@ -41,7 +41,7 @@ def test_a_validation_loader_every_five_steps_is_reported_apart_from_the_trainin
     assert evaluation["input"]["bottleneck"] == "input.cpu" and evaluation["input"]["wait_share"] > 0.5, evaluation
     assert any(f["bottleneck"] == "evaluation.loop" for f in report["findings"]), report["findings"]
 
-    printed = got.stdout + got.stderr
+    printed = " ".join((got.stdout + got.stderr).split())       # the report wraps to 100 columns
     assert "DataLoader (train) at" in printed and "DataLoader (validation) at" in printed
     assert "of the run): left out of step time and data wait" in printed
     assert "its input: Input-bound" in printed
@@ -58,4 +58,4 @@ def test_model_eval_phases_without_a_second_loader_are_evaluation(tmp_path):
     assert evaluation["passes"] == 12 and evaluation["loaders"] == [], evaluation
     assert evaluation["share"] >= 0.1 and evaluation["wait_s"] == 0
     assert any(f["bottleneck"] == "evaluation.loop" for f in report["findings"]), report["findings"]
-    assert "12 passes with the model in eval mode" in got.stdout + got.stderr
+    assert "12 passes with the model in eval mode" in " ".join((got.stdout + got.stderr).split())

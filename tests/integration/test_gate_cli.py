@@ -12,6 +12,10 @@ pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
 
+#: These runs are made on whatever machine runs the tests, busy or not: judged as measured.
+JUDGE = "--judge-busy-machine"
+
+
 def profiled(tmp_path, name, *args):
     out = tmp_path / name
     got = gpuprof("run", "-q", "--out", str(out), *args, cwd=tmp_path, timeout=300)
@@ -22,13 +26,13 @@ def profiled(tmp_path, name, *args):
 def test_a_starved_run_fails_and_a_tuned_run_passes(tmp_path):
     starved = profiled(tmp_path, "starved", os.path.join(ROOT, "examples", "cpu_starved.py"))
     junit = tmp_path / "gate.xml"
-    got = gpuprof("gate", str(starved), "--max-data-wait", "0.2", "--junit", str(junit), cwd=tmp_path)
+    got = gpuprof("gate", str(starved), "--max-data-wait", "0.2", "--junit", str(junit), JUDGE, cwd=tmp_path)
     assert got.returncode == 1 and "max_data_wait" in got.stderr
     xml = junit.read_text()
     assert "<failure" in xml and "Input-bound" in xml
     tuned = profiled(tmp_path, "tuned", os.path.join(ROOT, "examples", "tuned.py"))
-    assert gpuprof("gate", str(tuned / "report.json"), "--max-data-wait", "0.3", cwd=tmp_path).returncode == 0
-    (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
+    assert gpuprof("gate", str(tuned / "report.json"), "--max-data-wait", "0.3", JUDGE, cwd=tmp_path).returncode == 0
+    (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\njudge_busy_machine = true\n")
     assert gpuprof("gate", str(starved), cwd=tmp_path).returncode == 1
     assert gpuprof("gate", str(tuned), cwd=tmp_path).returncode == 0
 
@@ -39,9 +43,10 @@ def test_a_slower_run_fails_the_regression_check_and_a_run_passes_against_itself
     # the step waits for a core), so the two runs differ by far more than any load adds to both.
     base = profiled(tmp_path, "base", script, "5")
     slow = profiled(tmp_path, "slow", script, "60")
-    got = gpuprof("gate", str(slow), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path)
+    got = gpuprof("gate", str(slow), "--baseline", str(base), "--max-regression", "0.15", JUDGE, cwd=tmp_path)
     assert got.returncode == 1, got.stderr
-    assert gpuprof("gate", str(base), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path).returncode == 0
+    assert gpuprof("gate", str(base), "--baseline", str(base), "--max-regression", "0.15", JUDGE,
+                   cwd=tmp_path).returncode == 0
     other = profiled(tmp_path, "other", os.path.join(ROOT, "examples", "compute_heavy.py"))
     refused = gpuprof("gate", str(other), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path)
     assert refused.returncode == 2 and "different program" in refused.stderr
@@ -49,7 +54,7 @@ def test_a_slower_run_fails_the_regression_check_and_a_run_passes_against_itself
 
 def test_run_with_gate_and_a_step_window(tmp_path):
     gate_file = tmp_path / "gate.toml"
-    gate_file.write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
+    gate_file.write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.2\njudge_busy_machine = true\n")
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--steps", "15", "--warmup-steps", "2",
                   "--gate", str(gate_file), "--junit", str(tmp_path / "j.xml"),
                   os.path.join(ROOT, "examples", "cpu_starved.py"), cwd=tmp_path, timeout=300,
@@ -67,6 +72,18 @@ def test_the_programs_failure_wins_over_the_gate(tmp_path):
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--gate", str(gate_file),
                   os.path.join(PROGRAMS, "crash.py"), cwd=tmp_path)
     assert got.returncode == 1 and "boom" in got.stderr
+
+
+def test_a_run_measured_on_a_busy_machine_is_not_decided_unless_asked(tmp_path):
+    report = {"format": "gpuprof.report/1", "command": ["python", "train.py"], "verdict": {"summary": "Input-bound"},
+              "program": {"kind": "script", "name": "train.py"}, "advice": [],
+              "steps": {"data_wait_share": 0.5, "measured": 40},
+              "system": {"others": {"other_cores": 1.1, "cpu_count": 2, "share": 0.55, "notable": True, "over": "steps"}}}
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    got = gpuprof("gate", str(path), "--max-data-wait", "0.2", cwd=tmp_path)
+    assert got.returncode == 3 and "not decided" in got.stderr and "1.1 of 2 cores busy" in got.stderr, got.stderr
+    assert gpuprof("gate", str(path), "--max-data-wait", "0.2", JUDGE, cwd=tmp_path).returncode == 1
 
 
 @pytest.mark.parametrize("content, message", [

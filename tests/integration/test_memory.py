@@ -58,3 +58,12 @@ def test_a_memory_error_leads_the_report_and_keeps_the_programs_status_and_trace
     assert report["verdict"]["summary"].startswith("Out of memory: the program raised MemoryError")
     assert report["advice"] and report["advice"][0]["frees_bytes"]
     assert "Fixes, ranked by the memory each frees" in got.stderr
+
+
+def test_a_shuffle_buffer_in_each_worker_is_named_as_the_cause_not_copy_on_write(tmp_path):
+    got, report = run(tmp_path, "shard_shuffle.py")
+    assert got.returncode == 0, got.stderr
+    found = [f for f in report["memory"]["findings"] if f["kind"] == "worker_growth"]
+    assert found and found[0]["cause_known"], found
+    assert "shuffle buffer" in found[0]["summary"] and "shard_shuffle.py" in found[0]["summary"]
+    assert "copy-on-write" not in found[0]["summary"]

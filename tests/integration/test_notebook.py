@@ -161,10 +161,10 @@ def test_an_exception_still_gives_a_report_and_reaches_the_notebook_unchanged(tm
     assert "gpuprof/" not in frames and "cell.py" not in frames                # no gpuprof frame in the traceback
     assert 'raise ValueError(f"stopped at step {steps}")' in re.sub(r"\x1b\[[0-9;]*m", "", frames)
     (shown,) = reports(raised)
-    assert "the cell raised ValueError: stopped at step 6" in shown["data"]["text/plain"]
+    assert "the cell raised ValueError: stopped at step 6" in " ".join(shown["data"]["text/plain"].split())
     # The next profiled cell starts clean: its own run, its own steps only.
     (shown,) = reports(after)
-    text = shown["data"]["text/plain"]
+    text = " ".join(shown["data"]["text/plain"].split())
     assert "the cell finished" in text and "Input-bound" in text
 
 
@@ -270,5 +270,5 @@ def test_interrupting_the_kernel_ends_the_cell_and_keeps_the_report(tmp_path):
         client.stop_channels()
         manager.shutdown_kernel(now=True)
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
-    shown = [m["content"]["data"]["text/plain"] for m in outputs if m["msg_type"] == "display_data"]
+    shown = [" ".join(m["content"]["data"]["text/plain"].split()) for m in outputs if m["msg_type"] == "display_data"]
     assert len(shown) == 1 and "the cell was interrupted" in shown[0] and "Compute-bound" in shown[0]

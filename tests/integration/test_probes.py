@@ -187,6 +187,22 @@ def test_a_trainer_built_loader_points_at_the_users_line_in_the_frameworks_terms
     assert re.search(r"TrainingArguments\(\.\.\., dataloader_num_workers=\d+", workers["snippet"]), workers["snippet"]
 
 
+def test_a_loader_a_framework_rebuilt_points_at_the_users_dataloader_line(tmp_path):
+    """Lightning under DDP (a stand-in) rebuilds the user's loader inside fit(): the report names the
+    DataLoader(...) line in the user's train_dataloader, where the fix goes, not trainer.fit(...)."""
+    from tests.integration.helpers import env_with_source
+    env = env_with_source()
+    env["PYTHONPATH"] += os.pathsep + os.path.join(PROGRAMS, "frameworks", "site-packages")
+    program = os.path.join(PROGRAMS, "lightning_style.py")
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), program, cwd=str(tmp_path), env=env)
+    assert got.returncode == 0, got.stderr
+    report = load_json(tmp_path / "run" / "report.json")
+    iterated = max(report["dataloaders"], key=lambda loader: loader.get("batches") or 0)
+    assert iterated["where"].endswith(f"lightning_style.py:{_line_with(program, '# LOADER LINE')}"), iterated
+    workers = next(a for a in report["advice"] if a["id"] == "num-workers")
+    assert workers["where"] == iterated["where"] and "DataLoader(" in workers["snippet"]
+
+
 def _line_with(path, marker):
     with open(path) as handle:
         return next(i for i, line in enumerate(handle, 1) if marker in line)

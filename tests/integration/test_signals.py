@@ -27,11 +27,11 @@ def child_pid(tmp_path):
     return load_json(tmp_path / "run" / "run.json").get("pid")
 
 
-def test_sigterm_to_gpuprof_reaches_the_child_and_gives_143_and_a_report(tmp_path):
+def test_sigterm_to_gpuprof_reaches_the_child_and_gpuprof_dies_of_it_after_a_report(tmp_path):
     proc = start(tmp_path, WAIT)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143
+    assert proc.returncode == -signal.SIGTERM
     report = load_json(tmp_path / "run" / "report.json")
     assert report["exit_code"] == 143 and report["signal"] == "SIGTERM" and report["interrupted"]
     pid = load_json(tmp_path / "run" / "run.json")["pid"]
@@ -56,13 +56,13 @@ def test_sigint_sent_to_gpuprof_alone_is_forwarded_once(tmp_path):
     assert proc.returncode == 5 and out.count("saving checkpoint on SIGINT") == 1
 
 
-def test_child_killed_by_sigkill_gives_137_and_a_partial_report(tmp_path):
+def test_child_killed_by_sigkill_kills_gpuprof_too_after_a_partial_report(tmp_path):
     code = "import os, signal; print('dying', flush=True); os.kill(os.getpid(), signal.SIGKILL)"
     script = tmp_path / "die.py"
     script.write_text(code)
     got = subprocess.run([sys.executable, "-m", "gpuprof", "run", "--out", str(tmp_path / "run"), str(script)],
                          cwd=tmp_path, env=env_with_source(), capture_output=True, text=True, timeout=60)
-    assert got.returncode == 137
+    assert got.returncode == -signal.SIGKILL
     report = load_json(tmp_path / "run" / "report.json")
     assert report["signal"] == "SIGKILL" and "out-of-memory" in report["outcome"]
     assert "out-of-memory" in got.stderr

@@ -1,7 +1,8 @@
 """A PPO-shaped loop (CleanRL's ppo.py in miniature): CartPole on a SyncVectorEnv, a small MLP
 policy and value, a rollout of NUM_STEPS env steps, then UPDATE_EPOCHS passes of minibatch updates.
 Env stepping is a small part of the time; policy inference and host work are the rest of the
-rollout. Prints a checksum of the final parameters so runs with and without gpuprof compare."""
+rollout. With --eval-rollout the policy collects in eval mode. Prints a checksum of the final
+parameters so runs with and without gpuprof compare."""
 
 import sys
 
@@ -43,7 +44,7 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.critic(x)
 
 
-def train(wrap=None, iterations=ITERATIONS, name="ppo_rollout", vector=gym.vector.SyncVectorEnv):
+def train(wrap=None, iterations=ITERATIONS, name="ppo_rollout", vector=gym.vector.SyncVectorEnv, eval_rollout=False):
     torch.manual_seed(1)
     np.random.seed(1)
     torch.set_num_threads(1)
@@ -58,6 +59,7 @@ def train(wrap=None, iterations=ITERATIONS, name="ppo_rollout", vector=gym.vecto
     batch = NUM_ENVS * NUM_STEPS
     minibatch = batch // MINIBATCHES
     for _ in range(iterations):
+        agent.train(not eval_rollout)                       # some programs collect in eval mode
         for step in range(NUM_STEPS):                       # collection: the rollout
             obs[step], dones[step] = next_obs, next_done
             with torch.no_grad():
@@ -67,6 +69,7 @@ def train(wrap=None, iterations=ITERATIONS, name="ppo_rollout", vector=gym.vecto
             next_obs, reward, terminated, truncated, _ = envs.step(action.cpu().numpy())
             rewards[step] = torch.tensor(reward).view(-1)
             next_obs, next_done = torch.Tensor(next_obs), torch.Tensor(np.logical_or(terminated, truncated))
+        agent.train()
         with torch.no_grad():                               # advantages (GAE)
             next_value = agent.get_value(next_obs).reshape(1, -1)
             advantages, last = torch.zeros_like(rewards), 0
@@ -100,4 +103,6 @@ def train(wrap=None, iterations=ITERATIONS, name="ppo_rollout", vector=gym.vecto
 
 
 if __name__ == "__main__":
-    train(iterations=int(sys.argv[1]) if len(sys.argv) > 1 else ITERATIONS)
+    # --eval-rollout: the policy is in eval mode while it collects (model.eval() / model.train()).
+    counts = [int(a) for a in sys.argv[1:] if a.isdigit()]
+    train(iterations=counts[0] if counts else ITERATIONS, eval_rollout="--eval-rollout" in sys.argv)

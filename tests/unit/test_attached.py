@@ -210,4 +210,4 @@ def test_without_py_spy_attach_says_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(UsageProblem) as raised:
         pyspy.find_pyspy()
-    assert "pip install 'gpuprof-advisor[attach]'" in str(raised.value)
+    assert "pip install py-spy" in str(raised.value)

@@ -148,3 +148,19 @@ def test_p90_step_time_bounds_the_slow_steps_a_median_hides():
     assert statuses(decide(periodic, {"max_p90_step": 0.25})) == {"max_p90_step": PASS}
     assert statuses(decide(report(), {"max_p90_step": 0.1})) == {"max_p90_step": MISSING}
     assert "250.0 ms" in junit_xml(decide(periodic, {"max_p90_step": 0.1}), "report.json")
+
+
+def test_a_run_measured_on_a_busy_machine_is_disturbed_not_passed_or_failed():
+    from gpuprof.gate.decide import DISTURBED
+    busy = report(wait=0.5)
+    busy["system"]["others"] = {"other_cores": 1.2, "cpu_count": 2, "share": 0.6, "notable": True, "over": "steps"}
+    result = decide(busy, {"max_data_wait": 0.2, "min_gpu_util": 0.5})
+    assert statuses(result) == {"max_data_wait": DISTURBED, "min_gpu_util": MISSING}   # missing stays missing
+    assert not result.undecided
+    result = decide(busy, {"max_data_wait": 0.2})
+    assert result.undecided and not result.passed and "1.2 of 2 cores busy" in result.disturbed
+    assert "not decided" in markdown(result, busy) and 'skipped="1"' in junit_xml(result, "r.json")
+    # a busy baseline disturbs a regression check too; a quiet machine decides as before
+    baseline = dict(report(), system=busy["system"])
+    assert statuses(decide(report(median=0.014), {"max_regression": 0.15}, baseline)) == {"max_regression": DISTURBED}
+    assert statuses(decide(report(wait=0.5), {"max_data_wait": 0.2})) == {"max_data_wait": FAIL}

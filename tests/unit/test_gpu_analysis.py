@@ -199,6 +199,6 @@ def test_each_rank_is_shown_with_its_own_gpu(monkeypatch):
     report = build_report(record)
     assert [[g["label"] for g in row["gpus"]] for row in report["ranks"]] == [["GPU 0"], ["GPU 1"]]
     assert report["ranks"][1]["gpus"][0]["util_gpu"] == pytest.approx(0.3)
-    assert "GPU 1 (30%)" in formats.render("console", report, record=record)
+    assert "GPU 1 (30%)" in formats.render("console", report, record=record, width=1000)   # no cell wrapped
     status = job_gpu_figures(record, {"steps": report["steps"], "cuda_devices": None}, [])[1]
     assert status["job_gpus"]["basis"] == "unknown"

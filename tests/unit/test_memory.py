@@ -10,6 +10,7 @@ from gpuprof.analysis.bottlenecks.memory_oom import verdict as oom_verdict  # no
 from gpuprof.analysis.memory import analyse_memory, growth  # noqa: E402
 from gpuprof.probes import memory as probe  # noqa: E402
 from gpuprof.probes.stream import Stream  # noqa: E402
+from gpuprof.record.packed import rows_of  # noqa: E402
 
 
 class FakeCuda:
@@ -64,7 +65,7 @@ def test_the_probe_reads_cuda_counters_and_the_anatomy_once(monkeypatch):
     for t in range(3):
         probe.on_step(optimizer, float(t))
     probe._state["stream"].flush()
-    rows = [row for event in sink.events if isinstance(event, str) for row in __import__("json").loads(event)["rows"]]
+    rows = [row for event in sink.events if isinstance(event, str) for row in rows_of(__import__("json").loads(event))]
     assert [row[2] for row in rows] == [101 << 20, 102 << 20, 103 << 20]          # memory_allocated per step
     assert rows[0][1] > 0                                                          # the process's RSS too
     anatomy = [e for e in emitted if e.get("k") == "memory_anatomy"]
@@ -138,3 +139,29 @@ def test_a_slow_steady_leak_is_judged_by_where_it_leads_not_by_the_short_runs_to
     # nor is a slow steady drift too small to matter over a long run (1 KB a step)
     drift = [mem(float(i), rss=(500 << 20) + i * 1_000) for i in range(401)]
     assert analyse_memory([], drift, [], LONG, [], GPU, {})["findings"] == []
+
+
+def worker(pid, first, last, first_clues=None, last_clues=None):
+    return [{"k": "worker_mem", "pid": pid, "t": 1.0, "private": first, "first": True, "clues": first_clues or {}},
+            {"k": "worker_mem", "pid": pid, "t": 5.0, "private": last, "first": False, "clues": last_clues or {}}]
+
+
+def worker_finding(events):
+    return next(f for f in analyse_memory([], [], [], STEPS, events, GPU, {})["findings"] if f["kind"] == "worker_growth")
+
+
+def test_worker_growth_names_the_cause_its_clues_show_or_says_it_is_not_known():
+    buffer = {"buffers": [{"function": "shuffled", "local": "buffer", "type": "list", "items": 1000,
+                           "bytes": 70 << 20, "file": "/x/pipe.py", "line": 9}]}
+    found = worker_finding(worker(1, 20 << 20, 95 << 20, last_clues=buffer) + worker(2, 20 << 20, 93 << 20))
+    assert "shuffle buffer" in found["summary"] and "pipe.py:9" in found["summary"] and found["cause_known"]
+    assert "copy-on-write" not in found["summary"]
+    table = {"attributes": {"values": ["list", 3_000_000]}}
+    found = worker_finding(worker(1, 20 << 20, 95 << 20, table, table))
+    assert "copy-on-write" in found["summary"] and "numpy arrays" in found["fix"]
+    cache = worker(1, 20 << 20, 95 << 20, {"attributes": {"cache": ["dict", 150]}},
+                   {"attributes": {"cache": ["dict", 9_000]}})
+    assert "`cache` (dict) grew to 9,000 items" in worker_finding(cache)["summary"]
+    unknown = worker_finding(worker(1, 20 << 20, 95 << 20))
+    assert not unknown["cause_known"] and "not known" in unknown["summary"]
+    assert "copy-on-write of Python objects. A Dataset" not in unknown["summary"]

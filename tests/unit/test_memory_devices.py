@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 
 from gpuprof.probes import cuda_devices, memory as probe  # noqa: E402
 from gpuprof.probes.stream import Stream  # noqa: E402
+from gpuprof.record.packed import rows_of  # noqa: E402
 
 GIB = 1 << 30
 
@@ -56,7 +57,7 @@ def probed(monkeypatch):
 
 
 def rows(sink):
-    return [row for event in sink.events if isinstance(event, str) for row in json.loads(event)["rows"]]
+    return [row for event in sink.events if isinstance(event, str) for row in rows_of(json.loads(event))]
 
 
 def test_the_counters_sum_every_device_the_process_uses(probed):

@@ -29,7 +29,7 @@ class _Collect:
 
 def _items(events):
     """Events as the reader hands them to the analysis: columnar rows become one item each."""
-    return [item for event in events for item in (expand_rows(event) if "rows" in event else [event])]
+    return [item for event in events for item in (expand_rows(event) if "cols" in event else [event])]
 
 
 def test_stream_keeps_the_first_items_then_sums_blocks():

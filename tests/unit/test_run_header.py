@@ -13,7 +13,7 @@ SETTINGS = SamplingSettings(interval_s=0.1, probes=True, gpu=False, max_steps=20
 
 def header(**fields) -> RunHeader:
     base = dict(command=["python", "train.py"], kind="script", target="train.py", wall_start=0.0,
-                start_monotonic=100.0, end_monotonic=112.5, pid=4242, settings=SETTINGS)
+                start_monotonic=100.0, end_monotonic=112.5, pid=4242, settings=SETTINGS, provenance={})
     base.update(fields)
     return RunHeader(**base)
 

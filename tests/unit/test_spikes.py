@@ -112,3 +112,27 @@ def test_an_evaluation_step_that_stayed_under_the_threshold_does_not_hide_the_fu
     assert slow_step_function(events) == evaluation
     everywhere = [{"slow_steps": dict(events[0]["slow_steps"], frames={loop: 3059416, wrapper: 3059416})}]
     assert slow_step_function(everywhere) is None            # a function in every step names nothing
+
+
+def random_stalls(seed: int, steps: int, share: float) -> list:
+    """A loaded machine: each step stalls with probability `share`, independently of the others."""
+    import random
+    rng = random.Random(seed)
+    return [0.2 + 0.2 * rng.random() if rng.random() < share else 0.04 * (1 + 0.1 * rng.random())
+            for _ in range(steps)]
+
+
+def test_slow_steps_that_fall_at_random_are_not_called_periodic():
+    # Before the chance check, about one run in three of these had "every N steps" found in them.
+    called = [(seed, steps, share) for seed in range(30) for steps in (40, 60, 100) for share in (0.1, 0.2, 0.3)
+              if periodic_spikes(random_stalls(seed, steps, share)) is not None]
+    assert called == []
+
+
+def test_a_period_among_random_stalls_is_still_found():
+    for seed in range(5):
+        durations = random_stalls(seed, 100, 0.05)
+        for i in range(9, 100, 10):
+            durations[i] = 0.4
+        found = periodic_spikes(durations)
+        assert found is not None and found["every"] == 10 and found["count"] == 10

@@ -100,4 +100,16 @@ def test_a_try_stores_each_rows_keep_line_as_worded_when_it_ran(monkeypatch):
     saved = json.loads(json.dumps(copy.deepcopy(record)))
     monkeypatch.setitem(fixes._BY_ID, fix.id, dataclasses.replace(fix, keep=lambda *args: TODAY))
     saved["best"] = fix_row["label"]
-    assert f"to keep it, {fix_row['keep']}" in formats.render("try-console", saved)
+    assert f"to keep it, {fix_row['keep']}" in formats.render("try-console", saved, width=1000)
+
+
+def test_a_variant_measured_slower_reads_as_a_loss_in_the_terminal():
+    from gpuprof.render.try_console import render_try
+    record = {"command": ["python", "t.py"], "settings": {"rounds": 3, "steps": 40, "warmup_steps": 5}, "folder": "f",
+              "rows": [{"label": "baseline", "speedup": 1.0, "step_time_s": 0.1, "steps_per_s": 10.0, "rounds": 3},
+                       {"label": "amp", "fix": "mixed-precision", "speedup": 0.86, "interval_low": 0.8,
+                        "interval_high": 0.9, "conclusion": "slower", "step_time_s": 0.116, "steps_per_s": 8.6,
+                        "rounds": 3}]}
+    for width in (200, 60):                                    # the table and the stacked form
+        text = render_try(record, terminal=True, width=width)
+        assert "\x1b[1;31m0.86x" in text, text

@@ -14,6 +14,7 @@ def _fixes(*modules) -> tuple:
 #: Fixes that buy speed, one module a line, in catalogue order (ties in ranking keep this order).
 SPEED = _fixes(
     "num_workers",
+    "training_threads",
     "persistent_workers",
     "hdf5_chunk_cache",
     "batch_echoing",
@@ -22,6 +23,7 @@ SPEED = _fixes(
     "concurrent_fetch",
     "device_preprocessing",
     "cache_preprocessed",
+    "decode_reduced_size",
     "gpu_staging",
     "pin_memory",
     "uint8_transfer",
@@ -42,6 +44,8 @@ SPEED = _fixes(
     "async_vector_env",
     "vectorised_env",
     "more_envs_per_call",
+    "rollout_inference",
+    "rollout_buffers",
     "eval_loader_workers",
 )
 

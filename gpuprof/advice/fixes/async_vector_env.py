@@ -38,7 +38,7 @@ def build(ev, s):
                     f"# or: gymnasium.make_vec({env_id(env)}, num_envs={n}, vectorization_mode=\"async\")"),
         "why": (f"env steps take {share:.0%} of the training time, {env['per_call_s'] * 1e3:.2f} ms a vector step "
                 f"for {n} sub-environments in turn; {parallel} at a time on {ev.cpu_count} cores cut that share to "
-                f"{share / parallel:.0%}: at most {math.floor(gain * 100) / 100:.2f}x"),
+                f"{share / parallel:.0%}: about {math.floor(gain * 100) / 100:.2f}x at these figures"),
         "change": None,
     }
 

@@ -4,6 +4,7 @@ torch.channels_last. Offered when the model has 2-D/3-D convolutions and its ima
 channels-last already; the gain depends on the layers, so it is measured, not estimated."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.advice.flag_terms import LAYOUT, command_first
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu, where
 from gpuprof.analysis import bottlenecks
 
@@ -18,8 +19,9 @@ def build(ev, s):
     return {"estimated_speedup": None, "prior": PRIOR_GPU if on_gpu(model) else PRIOR_CPU, "where": where(model),
             "detail": f"model and inputs in torch.channels_last ({model['convs']} convolution layers take NCHW "
                       "images today)",
-            "snippet": "model = model.to(memory_format=torch.channels_last)   # once\n"
-                       "x = x.to(memory_format=torch.channels_last)           # each batch",
+            "snippet": command_first(ev, LAYOUT, True,
+                                     "model = model.to(memory_format=torch.channels_last)   # once\n"
+                                     "x = x.to(memory_format=torch.channels_last)           # each batch"),
             "why": f"{model['convs']} convolution layers get NCHW inputs; " +
                    not_estimated("channels-last", "NHWC kernels are faster for some layers and slower for others"),
             "change": {"channels_last": True}}

@@ -4,6 +4,8 @@ overhead of each step. It costs compile time at the start (and again for each ne
 pays back. Not offered for a model already compiled."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.advice.flag_terms import COMPILATION, command_first
+from gpuprof.advice.framework_terms import framework_first, setting
 from gpuprof.advice.model_terms import compute_model, not_estimated, where
 from gpuprof.analysis import bottlenecks
 
@@ -17,7 +19,8 @@ def build(ev, s):
     return {"estimated_speedup": None, "prior": PRIOR, "where": where(model),
             "detail": f"compile the {model.get('class') or 'model'} once, before the training loop; the first steps "
                       "take longer while it compiles",
-            "snippet": "model = torch.compile(model)   # once, before the training loop",
+            "snippet": command_first(ev, COMPILATION, True, framework_first(
+                ev, COMPILATION, "model = torch.compile(model)   # once, before the training loop")),
             "why": "the model's own operators are the step; " +
                    not_estimated("compile", "the gain depends on what torch.compile can fuse, and it costs compile "
                                             "time first"),
@@ -25,7 +28,9 @@ def build(ev, s):
 
 
 def keep(settings, loader, framework=None):
-    return "model = torch.compile(model) once, before the training loop"
+    own = setting(framework, COMPILATION)
+    framework_words = f"{own}, or " if own and "torch.compile" not in own else ""
+    return framework_words + "model = torch.compile(model) once, before the training loop"
 
 
 FIX = Fix(id="compile", title="Compile the model (torch.compile)", effort=1, addresses=(bottlenecks.COMPUTE.id,),

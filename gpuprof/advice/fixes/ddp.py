@@ -7,6 +7,7 @@ backward pass. Where DataParallel is used it leads the fixes (its build says why
 measured through it. A compute-bound job that used one of several GPUs gets it too."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.advice.framework_terms import SCALE_OUT, framework_first
 from gpuprof.analysis import bottlenecks
 
 LAUNCH = "torchrun --nproc-per-node=NGPU train.py"
@@ -57,12 +58,13 @@ def build(ev, s):
                    + "; on several GPUs DDP avoids the single process's GIL and the gather on GPU 0")
         return {"estimated_speedup": gain, "where": ev.data_parallel_where,
                 "detail": f"replace nn.DataParallel with DistributedDataParallel and launch one process per GPU: {LAUNCH}",
-                "snippet": SNIPPET, "why": why,
+                "snippet": framework_first(ev, SCALE_OUT, SNIPPET, gpus=ev.gpu_count or "NGPU"), "why": why,
                 "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
     if not ev.gpu or s.bottleneck != bottlenecks.COMPUTE.id or ev.gpu_count <= 1:
         return None
     return {"estimated_speedup": 0.9 * ev.gpu_count, "where": None,
-            "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])", "snippet": SNIPPET,
+            "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])",
+            "snippet": framework_first(ev, SCALE_OUT, SNIPPET, gpus=ev.gpu_count or "NGPU"),
             "why": f"{ev.gpu_count} GPUs are present and the job used one"}
 
 

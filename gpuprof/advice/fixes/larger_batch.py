@@ -3,6 +3,8 @@ amortised over more samples. It changes the optimisation (scale the learning rat
 after the fixes that keep training the same."""
 
 from gpuprof.advice.fix import Fix, pct
+from gpuprof.advice.flag_terms import BATCH, command_first
+from gpuprof.advice.framework_terms import framework_first
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
@@ -25,7 +27,9 @@ def build(ev, s):
         fits = f"; the largest batch that fits is about {ev.largest_batch} (from how the peak grows with the batch)"
     return {"estimated_speedup": gain, "where": where(ev),
             "detail": f"batch_size {batch} -> {target}" if batch else "double the batch size",
-            "snippet": f"DataLoader(dataset, batch_size={target or '2 * B'}, ...)   # scale the learning rate accordingly",
+            "snippet": command_first(ev, BATCH, target, framework_first(
+                ev, BATCH, f"DataLoader(dataset, batch_size={target or '2 * B'}, ...)   # scale the learning rate "
+                           "accordingly", size=target or "2 * B")),
             "why": f"{pct(ev.gpu_mem_free_share)} of GPU memory is free; per-step overheads are amortised over more "
                    f"samples{fits}"}
 

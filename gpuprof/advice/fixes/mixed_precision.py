@@ -6,6 +6,8 @@ until `gpuprof try --fix mixed-precision` measures it (try runs the model's forw
 
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis.gpu_words import kernel_time
+from gpuprof.advice.flag_terms import PRECISION, command_first
+from gpuprof.advice.framework_terms import framework_first, setting
 from gpuprof.advice.model_terms import compute_model, fast_low_precision, mostly_float32, not_estimated, on_gpu, where
 from gpuprof.analysis import bottlenecks
 
@@ -44,14 +46,16 @@ def build(ev, s):
             "detail": f"run the model's forward and the loss under torch.autocast({device!r}, dtype=torch.{dtype})"
                       + (" with a GradScaler (this GPU has no fast bf16)" if scaled else "")
                       + "; parameters and optimizer stay float32",
-            "snippet": snippet,
+            "snippet": command_first(ev, PRECISION, dtype, framework_first(ev, PRECISION, snippet, dtype=dtype)),
             "why": f"{chip}; " + not_estimated("mixed-precision", "the gain depends on how much of the step is matmuls "
                                                                   "and convolutions"),
             "change": {"autocast": True}}
 
 
 def keep(settings, loader, framework=None):
-    return "run the forward and the loss under torch.autocast as the fix's snippet shows"
+    own = setting(framework, PRECISION)
+    framework_words = f"{own}, or " if own else ""
+    return framework_words + "run the forward and the loss under torch.autocast as the fix's snippet shows"
 
 
 FIX = Fix(id="mixed-precision", title="Train in mixed precision (autocast)", effort=1,

@@ -1,34 +1,56 @@
 """more-envs-per-call: more sub-environments per vector env, fewer steps per rollout.
 
-Every vector step costs a policy forward and a step call whatever the number of sub-envs: with n
-sub-envs and the rollout's steps divided by the same factor, the samples per update stay the same
-and the calls fall by that factor. The saving is the calls' fixed cost, which one run does not
-measure apart from their work: not estimated. It changes what the model trains on (shorter
-rollouts of more episodes at once; PPO's advantages see fewer steps ahead)."""
+Every vector step costs a policy forward, the conversions of its batch and the loop's Python
+whatever the number of sub-envs: with n sub-envs and the rollout's steps divided by the same
+factor, the samples per update stay the same and those per-step costs fall by up to half for twice
+the sub-environments (a quarter where the batch's own work grows with it); env stepping itself
+stays (each sub-env still steps). Where the rollout's parts were measured the estimate is that
+range over the per-step parts' share; otherwise not estimated. It changes what the model trains on
+(shorter rollouts of more episodes at once; PPO's advantages see fewer steps ahead; on-policy data
+stays on-policy)."""
 
-from gpuprof.advice.env_terms import env_finding, env_name
-from gpuprof.advice.fix import Fix
+import math
+
+from gpuprof.advice.env_terms import env_finding, env_name, part_range, rollout_phases
+from gpuprof.advice.fix import MIN_GAIN, Fix
+from gpuprof.advice.flag_terms import ENVS, command_first
 from gpuprof.analysis import bottlenecks
+
+PER_STEP_PARTS = ("inference", "conversions", "rest")
+LOW_SAVING, HIGH_SAVING = 0.25, 0.5
 
 
 def build(ev, s):
     env = ev.env or {}
     n = env.get("num_envs")
-    if env_finding(s) is None or not n:
+    phases = rollout_phases(ev)
+    per_step = sum((phases["parts"].get(k) or 0.0) for k in PER_STEP_PARTS) if phases else None
+    if not n or (env_finding(s) is None and not (phases and phases["largest"] in PER_STEP_PARTS)):
         return None
     more = n * 2
-    return {
+    built = {
         "estimated_speedup": None, "where": env.get("where"),
         "detail": (f"{env_name(env)} -> {more} sub-environments and half the steps per rollout (the same samples "
-                   "per update)"),
-        "snippet": (f"envs = gymnasium.vector.SyncVectorEnv([make_env(...) for i in range({more})])\n"
-                    "num_steps = num_steps // 2   # the rollout's steps per env: the same samples per update"),
+                   "per update; each rollout then holds more, shorter episode pieces)"),
+        "snippet": command_first(ev, ENVS, more, (
+            f"envs = gymnasium.vector.SyncVectorEnv([make_env(...) for i in range({more})])\n"
+            "num_steps = num_steps // 2   # the rollout's steps per env: the same samples per update")),
         "why": (f"each of the {env.get('calls') or 'measured'} vector steps pays a policy forward and a step call for "
                 f"{n} sub-environments; twice as many per call halves the calls. Not estimated (the calls' fixed cost "
                 "is not measured apart from their work)"),
         "change": None,
     }
+    if per_step:
+        low, gain, high = part_range(per_step, LOW_SAVING, HIGH_SAVING)
+        if high >= MIN_GAIN:
+            built.update(estimated_speedup=gain, estimate_low=low, estimate_high=high, why=(
+                f"policy inference, conversions and the loop's Python are {per_step:.0%} of the training time and are "
+                f"paid once per vector step for {n} sub-environments; twice as many per call halves the calls, saving "
+                f"{LOW_SAVING:.0%} to {HIGH_SAVING:.0%} of that: {math.floor(low * 100) / 100:.2f}x to "
+                f"{math.ceil(high * 100) / 100:.2f}x; the advantages then see half as many steps ahead"))
+    return built
 
 
 FIX = Fix(id="more-envs-per-call", title="Step more environments per policy call", effort=1,
-          addresses=(bottlenecks.INPUT_ENV.id,), build=build, changes_training=True)
+          addresses=(bottlenecks.INPUT_ENV.id, bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id), build=build,
+          changes_training=True)

@@ -9,6 +9,7 @@ rate their count promises, and the change then comes with fewer intra-op threads
 import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.flag_terms import WORKERS, command_first
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.advice.situation import INPUT
@@ -16,6 +17,11 @@ from gpuprof.analysis import bottlenecks
 
 CPU_ONLY_WORKER_EFFICIENCY = 0.6
 DISK_PARALLELISM = 2.0           # reads in parallel assumed to go at most this much faster (a disk's queue depth is unknown)
+# The ends of those two assumptions the estimate's range takes: workers measured 0.45-1.0 of the rate
+# their count promises on CPU-only machines, and four parallel readers from 1.5x (a single spindle) to
+# 4x (an SSD's queue) the rate of one (docs/benchmarks.md).
+WORKER_EFFICIENCY_ENDS = (0.45, 1.0)
+DISK_PARALLELISM_ENDS = (1.5, 4.0)
 LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
 WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
@@ -64,6 +70,8 @@ def build(ev, s):
     gain, bounded = step_gain(ev, k, ship, w)
     if gain < MIN_GAIN:
         return None
+    low, high = (step_gain(ev, batch_rate_gain(ev, kind, n, suggested, headroom, efficiency, disk), ship, w)[0]
+                 for efficiency, disk in zip(WORKER_EFFICIENCY_ENDS, DISK_PARALLELISM_ENDS))
     change = {"num_workers": suggested, "persistent_workers": True}
     snippet = loader_snippet(ev, change)
     detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
@@ -78,13 +86,14 @@ def build(ev, s):
                           f"{suggested} workers would share {ev.cpu_count} cores, and idle intra-op threads spin on "
                           f"theirs")
     return {
-        "estimated_speedup": gain,
+        "estimated_speedup": gain, "estimate_low": low, "estimate_high": high,
         "where": where(ev),
         "detail": loader_detail(ev, detail),
-        "snippet": snippet,
+        "snippet": command_first(ev, WORKERS, suggested, snippet,
+                                 env={"OMP_NUM_THREADS": threads} if threads is not None else None),
         "why": f"{pct(w)} of each step waits for data; producers run at {pct(ev.producer_cpu_ratio or 0)} CPU; "
-               f"{limit}; {suggested} worker{'s' if suggested != 1 else ''} make{'s' if suggested == 1 else ''} batches at most {k:.1f}x as fast as now, so a step is up to "
-               f"{math.floor(gain * 100) / 100:.2f}x faster{shipped_words(ev, ship)}{bounded}{oversubscribed}",
+               f"{limit}; {suggested} worker{'s' if suggested != 1 else ''} make{'s' if suggested == 1 else ''} batches about {k:.1f}x as fast as now, so a step is about "
+               f"{math.floor(gain * 100) / 100:.2f}x faster at these figures{shipped_words(ev, ship)}{bounded}{oversubscribed}",
         "change": change,
     }
 
@@ -145,17 +154,18 @@ def cores_beside_training(ev, w: float) -> float:
     return max(ev.cpu_count - other - (1 - w) * ev.cpu_count, 1.0 if ev.gpu else 0.0)
 
 
-def batch_rate_gain(ev, kind: str, n: int, suggested: int, headroom) -> float:
+def batch_rate_gain(ev, kind: str, n: int, suggested: int, headroom,
+                    efficiency: float = CPU_ONLY_WORKER_EFFICIENCY, disk: float = DISK_PARALLELISM) -> float:
     """How much faster batches come with `suggested` workers instead of `n`: bounded by the free
     cores (CPU-bound producers) or the disk's parallelism, and on a CPU-only machine by the rate
-    workers were measured at."""
+    workers were measured at (`efficiency` and `disk`: those assumptions, at an end of their range)."""
     k = suggested / max(n, 1)
     if kind == bottlenecks.INPUT_CPU.id:
         k = min(k, headroom)
     elif kind == bottlenecks.INPUT_DISK.id:
-        k = min(k, DISK_PARALLELISM)
+        k = min(k, disk)
     if not ev.gpu and kind != bottlenecks.INPUT_LATENCY.id:
-        k = max(1.0, k * CPU_ONLY_WORKER_EFFICIENCY) if n == 0 else k * CPU_ONLY_WORKER_EFFICIENCY
+        k = max(1.0, k * efficiency) if n == 0 else k * efficiency
     return k
 
 
@@ -167,7 +177,7 @@ def step_gain(ev, k: float, ship: float, w: float):
     if budget < gain:
         return budget, (f"; bounded by the CPU: producers need {ev.producer_cores or 0:.1f} cores per step and "
                         f"compute {1 - w:.0%} of a step on {'one core' if ev.gpu else 'every core'}, which "
-                        f"{ev.cpu_count} cores fit at most {budget:.2f}x faster")
+                        f"{ev.cpu_count} cores fit about {budget:.2f}x faster at these figures")
     return gain, ""
 
 

@@ -2,6 +2,7 @@
 most bytes copied came from pageable memory, and saves an assumed 60% of the copy time."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.flag_terms import PINNED, command_first
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
@@ -23,7 +24,8 @@ def build(ev, s):
             "detail": loader_detail(ev, "pin_memory " + ("False -> True" if loader and not loader.get("pin_memory")
                                                           else "on") + ", and .to(device, non_blocking=True) so copies "
                                     "overlap compute"),
-            "snippet": loader_snippet(ev, {"pin_memory": True}) + "\nx = x.to(device, non_blocking=True)",
+            "snippet": command_first(ev, PINNED, True, loader_snippet(ev, {"pin_memory": True})
+                                     + "\nx = x.to(device, non_blocking=True)"),
             "change": {"pin_memory": True},
             "why": f"{pct(pageable_share(ev))} of {ev.copies.get('bytes', 0) / 1e6:.0f} MB copied came from pageable "
                    f"memory; copies take {pct(ev.copy_share)} of the time"}

@@ -2,6 +2,8 @@
 same effective batch with about half the activation memory."""
 
 from gpuprof.advice.fix import MemoryFix
+from gpuprof.advice.flag_terms import ACCUMULATION, BATCH, command_first
+from gpuprof.advice.framework_terms import HALVED_ACCUMULATED, setting
 
 
 def build(facts):
@@ -10,9 +12,21 @@ def build(facts):
     return {"frees": facts.activations * 0.5 if facts.activations else None,
             "detail": f"batch_size {batch} with 2 micro-batches per optimizer step: the same effective batch, about "
                       "half the activation memory",
-            "snippet": "for i, (x, y) in enumerate(loader):            # batch_size halved\n"
-                       "    (loss_fn(model(x), y) / 2).backward()\n"
-                       "    if i % 2 == 1:\n        optimizer.step(); optimizer.zero_grad(set_to_none=True)"}
+            "snippet": in_users_terms(facts, "for i, (x, y) in enumerate(loader):            # batch_size halved\n"
+                                             "    (loss_fn(model(x), y) / 2).backward()\n"
+                                             "    if i % 2 == 1:\n"
+                                             "        optimizer.step(); optimizer.zero_grad(set_to_none=True)")}
+
+
+def in_users_terms(facts, snippet: str) -> str:
+    """The snippet after the framework's own settings and the script's own options, where the run has them."""
+    half = max(facts.batch_size // 2, 1) if facts.batch_size else "B // 2"
+    own = setting(facts.framework, HALVED_ACCUMULATED, script="train.py", size=half)
+    if own:
+        snippet = f"{own}\n# or in plain PyTorch:\n{snippet}"
+    if not facts.batch_size:
+        return snippet
+    return command_first(facts, BATCH, half, snippet, also=[(ACCUMULATION, 2)])
 
 
 FIX = MemoryFix(id="smaller-batch-accumulate", title="Halve the batch and accumulate gradients over 2 steps", effort=1,

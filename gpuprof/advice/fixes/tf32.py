@@ -3,6 +3,8 @@ mantissa inputs, float32 accumulation). Offered when the model trains in float32
 and the matmul precision is 'highest'. A prior, measured by `gpuprof try --fix tf32`."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.advice.flag_terms import TF32_MATMUL, command_first
+from gpuprof.advice.framework_terms import framework_first
 from gpuprof.advice.model_terms import AMPERE, capability, compute_model, mostly_float32, not_estimated, on_gpu
 from gpuprof.analysis import bottlenecks
 
@@ -26,7 +28,7 @@ def build(ev, s):
         snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.allow_tf32 = True"
     return {"estimated_speedup": None, "prior": PRIOR, "where": None,
             "detail": f"let float32 matmuls use TF32 tensor cores: {setting}",
-            "snippet": snippet,
+            "snippet": command_first(ev, TF32_MATMUL, True, framework_first(ev, TF32_MATMUL, snippet)),
             "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
                    not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
             "change": {"allow_tf32": True}}

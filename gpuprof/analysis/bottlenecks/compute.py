@@ -3,8 +3,11 @@
 On a GPU the figure is NVML's utilisation over the measured steps: the share of time at least one
 kernel ran, not how many SMs it kept busy (GPM's SM activity says that, where the GPU has it)."""
 
+import math
+
 from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND
+from gpuprof.analysis.input_cost import input_cpu_cost, speedup
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "compute"
@@ -28,7 +31,20 @@ def evaluate(ev):
                 "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share)}
     if ev.gpu_sm_active is not None:
         evidence["gpu_sm_active"] = rounded(ev.gpu_sm_active)
+    evidence.update(_input_cost_evidence(ev))
     return Finding(ID, share, confidence, evidence, f"data is ready in time and {device}")
+
+
+def _input_cost_evidence(ev) -> dict:
+    """The input's CPU cost, where its producers take a notable share of the cores the step uses
+    (gpuprof.analysis.input_cost): the advice reads it to offer the fixes that shrink the input."""
+    cost = input_cpu_cost(ev)
+    if cost is None:
+        return {}
+    return {"input_cpu_share": rounded(cost["share"]), "producer_cores": rounded(cost["producer_cores"]),
+            "input_cost_share": rounded(cost["saved"]),
+            "input_free_low": math.floor(speedup(cost["saved_low"]) * 100) / 100,
+            "input_free_high": math.ceil(speedup(cost["saved_high"]) * 100) / 100}
 
 
 def _sm_activity(ev) -> str:
@@ -59,7 +75,22 @@ def words(label: str, finding) -> str:
         tail = "; steps almost never wait for data (under 1% of step time)"
     else:
         tail = f"; only {wait:.0%} of each step waits for data"
-    return f"{label}: {finding.reason}{tail}."
+    return f"{label}: {finding.reason}{tail}.{input_cost_words(finding.evidence)}"
+
+
+def input_cost_words(evidence: dict) -> str:
+    """What the input costs although no step waits for it: the producers' cores, against the
+    cores the step uses, and the speed-up the input made free would buy ("" where it is small)."""
+    if evidence.get("input_cpu_share") is None:
+        return ""
+    taken = (f" Yet making batches is not free: the DataLoader's workers use {evidence['producer_cores']:.1f} of the "
+             f"{evidence['cores_busy']:.1f} cores the job keeps busy ({evidence['input_cpu_share']:.0%})")
+    if evidence.get("gpu_util") is not None:
+        whom = ", and the thread that launches the GPU's kernels waits for a core while they run"
+    else:
+        whom = ", cores the training's own threads would otherwise compute on"
+    return (f"{taken}{whom}; with the input free, steps would run an estimated "
+            f"{evidence['input_free_low']:.2f}–{evidence['input_free_high']:.2f}x faster.")
 
 
 BOTTLENECK = Bottleneck(id=ID, label="Compute-bound", tier=FALLBACK, rules=(evaluate,), words=words)

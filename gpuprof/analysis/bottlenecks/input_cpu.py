@@ -86,7 +86,12 @@ def evaluate(ev):
     clarity = clamp((ratio - 0.35) / 0.5)
     confidence = step_confidence(ev) * (0.55 + 0.45 * clarity)
     confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
-    state = "CPU-bound" if not ev.contended else "CPU-bound with every core in use"
+    state = "CPU-bound"
+    if ev.no_idle_core:
+        state = f"CPU-bound with every core in use ({ev.idle_cores:.1f} of {ev.cpu_count} idle)"
+    elif ev.contended:
+        state = (f"CPU-bound, with threads waiting for a core {ev.cpu_pressure:.0%} of the time though "
+                 f"{ev.idle_cores:.1f} of {ev.cpu_count} cores are idle")
     return Finding(ID, ev.wait_share, confidence, input_evidence(ev), who(ev, state))
 
 

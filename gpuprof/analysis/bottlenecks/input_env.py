@@ -6,11 +6,13 @@ process spent in its outermost env `step` calls over the measured window, their 
 for a loop that collects and then learns, the phases' shares. Environment stepping made free bounds
 the speed-up by 1 / (1 - share).
 
-It is the verdict only where env stepping is the largest part of the time: a bound from which a
-wait is the verdict (INPUT_BOUND), and no larger than the other parts the report tells apart (the
-learning phase, and the rest of the rollout: policy inference, host conversions, logging). Without
-phases, the rest of the window counts as one part. A CartPole PPO whose env steps are 11.5% of the
-time stays compute (made free: 1.15x) and names the share as a finding."""
+It is the verdict only where env stepping is the largest part of the time: past a bound from which
+a wait is the verdict (INPUT_BOUND; MEASURED_BOUND where the rollout's parts were measured), and no
+smaller than the other parts the report tells apart (the learning phase, and the rollout's other
+parts: policy inference, host conversions, the rest; where measured phases show the rollout is
+most of the time, the rollout's other parts only). Without phases, the rest of the window counts
+as one part. A CartPole PPO whose env steps are 11.5% of the time stays compute (made free: 1.15x)
+and names the share as a finding."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND
@@ -18,6 +20,7 @@ from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "input.env"
 
+MEASURED_BOUND = 0.2  # env stepping, the largest of the measured parts, from which it is the verdict
 NOTABLE = 0.05      # an env share worth a finding (findings from 10% are listed in the report)
 
 
@@ -27,7 +30,7 @@ def evaluate(ev):
         return None
     env = ev.env or {}
     others = _other_parts(env, share)
-    largest_other = max(others.values())
+    largest_other = max(v for k, v in others.items() if k != "learning" or not _rollout_is_the_time(env))
     margin = share - largest_other
     confidence = step_confidence(ev) * (0.6 + 0.4 * clamp(abs(margin) / 0.3))
     evidence = {"env_share": rounded(share), "env_s": env.get("seconds"), "env_calls": env.get("calls"),
@@ -43,7 +46,17 @@ def _other_parts(env: dict, share: float) -> dict:
     if not phases:
         return {"rest": clamp(1.0 - share)}
     learning = phases["learning"]["share"]
+    parts = phases.get("parts")
+    if parts:       # measured: the rollout's other parts apart
+        return {"learning": learning, **{f"rollout_{k}": v for k, v in parts.items() if k != "env" and v is not None}}
     return {"learning": learning, "rollout_rest": clamp(1.0 - share - learning)}
+
+
+def _rollout_is_the_time(env: dict) -> bool:
+    """Measured phases where collection takes longer than learning: env stepping then competes with
+    the rollout's other parts, the update being the minority."""
+    phases = env.get("phases") or {}
+    return bool(phases.get("parts")) and phases["collection"]["share"] > phases["learning"]["share"]
 
 
 def _reason(env: dict, share: float, others: dict) -> str:
@@ -52,15 +65,22 @@ def _reason(env: dict, share: float, others: dict) -> str:
         what += f" of {env['num_envs']}"
     at = f" at {env['where']}" if env.get("where") else ""
     reason = f"environment steps ({what}{at}) take {share:.0%} of the training time"
-    if "learning" in others:
+    if "rollout_inference" in others:
+        reason += (f", the update {others['learning']:.0%}, policy inference {others['rollout_inference']:.0%}"
+                   + (f", host conversions {others['rollout_conversions']:.0%}" if "rollout_conversions" in others
+                      else "") + f" and the rest of the rollout {others['rollout_rest']:.0%}")
+    elif "learning" in others:
         reason += (f", the update {others['learning']:.0%} and the rest of the rollout (policy inference, host "
                    f"work) {others['rollout_rest']:.0%}")
     return reason
 
 
 def wins(finding) -> bool:
-    """The largest part of the time, and past the bound from which a wait is the verdict."""
-    return finding.share >= INPUT_BOUND and finding.share >= (finding.evidence.get("largest_other_part") or 0.0)
+    """The largest part of the time, and past the bound from which a wait is the verdict (a lower one
+    where the rollout's parts were measured: the time is then told apart in five parts)."""
+    measured = finding.evidence.get("rollout_inference_share") is not None
+    bound = MEASURED_BOUND if measured else INPUT_BOUND
+    return finding.share >= bound and finding.share >= (finding.evidence.get("largest_other_part") or 0.0)
 
 
 BOTTLENECK = Bottleneck(id=ID, label="Input-bound (environment)", tier=BY_SHARE, rules=(evaluate,), wins=wins)

@@ -1,71 +1,95 @@
-"""gpuprof bootstrap, loaded by every Python process of a profiled job through PYTHONPATH.
+"""gpuprof's bootstrap, found through PYTHONPATH by every Python process of a profiled job.
 
-It first runs the user's own sitecustomize (as plain Python would have), then takes its own folder
-back off sys.path so the program sees the sys.path it would have had, then hands over to
-gpuprof.probes.boot. It never raises: a failure here disables the probes, never the program.
+Any interpreter the job starts finds it, python2.7 and old python3 included, so this file keeps to
+syntax they all parse and to what they all can do, and prints nothing. It takes its folder back off
+sys.path, runs the sitecustomize plain python would have run (once, found on sys.path as it is now),
+and, on Python 3.10+, starts gpuprof's probes (_gpuprof_start.py). Afterwards
+sys.modules['sitecustomize'] is what plain python would hold: the user's module, or nothing at all
+(the bootstrap ends with the ImportError that `site` takes for "there is none"), so that a later
+`import sitecustomize` finds what it would have found. Only the user's own sitecustomize's error
+leaves this module, for `site` to report as it would without gpuprof.
 """
 
-
-PRIVATE_NAME = "_gpuprof_job"     # gpuprof's package inside the job's processes
+import os
+import sys
 
 
 def _gpuprof_bootstrap():
-    import os
-    import sys
-
     here = os.path.dirname(os.path.abspath(__file__))
-
-    def same_dir(entry):
-        try:
-            return os.path.abspath(entry or os.curdir) == here
-        except Exception:
-            return False
-
-    others = [p for p in sys.path if not same_dir(p)]
+    sys.path[:] = [entry for entry in sys.path if not _same_dir(entry, here)]
+    for entry in [key for key in sys.path_importer_cache if _same_dir(key, here)]:
+        del sys.path_importer_cache[entry]
+    error = None
     try:
-        import importlib.machinery
-        import importlib.util
+        found = _run_own_sitecustomize()
+    except BaseException:
+        found, error = True, sys.exc_info()[1]
+    if sys.version_info >= (3, 10) and os.environ.get("GPUPROF_BOOTSTRAP"):
+        _start_probes(os.path.join(here, "_gpuprof_start.py"))
+    if error is not None:
+        raise error
+    if not found:
+        raise _none_found()
 
-        spec = importlib.machinery.PathFinder.find_spec("sitecustomize", others)
-        if spec is not None and spec.loader is not None:
-            module = importlib.util.module_from_spec(spec)
-            sys.modules["sitecustomize"] = module
-            spec.loader.exec_module(module)
-    except ImportError as exc:
-        if getattr(exc, "name", None) != "sitecustomize":
-            sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
-                             f"{exc.__class__.__name__}: {exc}\n")
-    except Exception as exc:
-        sys.stderr.write("Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
-                         f"{exc.__class__.__name__}: {exc}\n")
-    sys.path[:] = [p for p in sys.path if not same_dir(p)]
 
-    raw = os.environ.get("GPUPROF_BOOTSTRAP")
-    if not raw:
-        return
+def _same_dir(entry, here):
     try:
-        import json
-        import importlib.util
+        return os.path.abspath(entry or os.curdir) == here
+    except Exception:
+        return False
 
-        settings = json.loads(raw)
-        # gpuprof's own package is loaded from its folder under a private name, without touching
-        # sys.path: the program's `import gpuprof` (its own gpuprof.py, or none) is what plain
-        # python would give it.
-        package_dir = os.path.join(settings["root"], "gpuprof")
-        spec = importlib.util.spec_from_file_location(
-            PRIVATE_NAME, os.path.join(package_dir, "__init__.py"), submodule_search_locations=[package_dir])
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[PRIVATE_NAME] = package
-        spec.loader.exec_module(package)
-        boot = importlib.import_module(PRIVATE_NAME + ".probes.boot")
-        boot.start(settings)
-    except Exception as exc:  # never let gpuprof break the program
-        try:
-            with open(os.path.join(settings["run_dir"], "bootstrap-errors.log"), "a") as log:
-                log.write(f"{os.getpid()}: {exc.__class__.__name__}: {exc}\n")
-        except Exception:
-            pass
+
+def _run_own_sitecustomize():
+    """Runs the sitecustomize the import system finds now; False when there is none."""
+    if sys.version_info < (3, 5):
+        return _run_with_imp()
+    machinery = sys.modules["_frozen_importlib"]
+    spec = None
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        spec = find_spec("sitecustomize", None) if find_spec is not None else None
+        if spec is not None:
+            break
+    if spec is None or spec.loader is None:
+        return False
+    module = machinery.module_from_spec(spec)
+    sys.modules["sitecustomize"] = module
+    spec.loader.exec_module(module)
+    return True
+
+
+def _run_with_imp():
+    import imp
+
+    try:
+        found = imp.find_module("sitecustomize", sys.path)
+    except ImportError:
+        return False
+    try:
+        imp.load_module("sitecustomize", *found)
+    finally:
+        if found[0] is not None:
+            found[0].close()
+    return True
+
+
+def _none_found():
+    try:
+        return ImportError("No module named 'sitecustomize'", name="sitecustomize")
+    except TypeError:
+        return ImportError("No module named sitecustomize")
+
+
+def _start_probes(path):
+    """Loads _gpuprof_start.py by its path (no name in sys.modules, nothing the import-time report
+    lists) and starts the probes; any failure leaves the program without them."""
+    try:
+        spec = sys.modules["_frozen_importlib_external"].spec_from_file_location("_gpuprof_start", path)
+        module = sys.modules["_frozen_importlib"].module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.start()
+    except Exception:
+        pass
 
 
 _gpuprof_bootstrap()
-del _gpuprof_bootstrap, PRIVATE_NAME

@@ -1,0 +1,106 @@
+"""Truth by intervention for a PPO rollout (tests/programs/ppo_rollout.py): what gpuprof estimates
+against what changing the program measures.
+
+- env stepping made free: the env's results are recorded once, then replayed by a vector env whose
+  step only returns the next recorded result (the program converts and uses them as before);
+- action sampling without argument checks (`validate_args=False`, part of `rollout-inference`).
+
+Each variant runs ROUNDS times in turns with the plain program in fresh processes; the training
+loop's own CPU time (a second train(), after a one-iteration warm-up; the program uses one thread,
+and on a loaded shared machine its wall time mostly measures the wait for a core) is compared by
+the median of each round's ratio to the plain run.
+
+    python bench/rollout_truth.py [--rounds R]
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PROGRAMS = os.path.join(ROOT, "tests", "programs")
+ROUNDS = 5
+
+CHILD = r"""
+import pickle, sys, time
+sys.path.insert(0, PROGRAMS)
+import gymnasium as gym
+import torch
+import ppo_rollout
+
+mode, path = sys.argv[1], sys.argv[2]
+recorded = pickle.load(open(path, "rb")) if mode == "replay" else []
+
+class Recording(gym.vector.SyncVectorEnv):
+    def step(self, actions):
+        out = super().step(actions)
+        recorded.append(out)
+        return out
+
+class Replayed(gym.vector.SyncVectorEnv):
+    def step(self, actions):
+        return recorded.pop(0) if len(recorded) > 1 else recorded[0]
+
+if mode == "unchecked":
+    torch.distributions.Distribution.set_default_validate_args(False)
+vector = {"record": Recording, "replay": Replayed}.get(mode, gym.vector.SyncVectorEnv)
+ppo_rollout.train(vector=vector, iterations=1)      # warm-up: torch's and gymnasium's first-call costs
+start = time.process_time()
+ppo_rollout.train(vector=vector)
+print("seconds", time.process_time() - start)
+if mode == "record":
+    pickle.dump(recorded, open(path, "wb"))
+""".replace("PROGRAMS", repr(PROGRAMS))
+
+
+def timed(mode: str, path: str) -> float:
+    done = subprocess.run([sys.executable, "-c", CHILD, mode, path], capture_output=True, text=True, timeout=300)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("seconds"))
+    return float(line.split()[1])
+
+
+def estimated() -> dict:
+    """gpuprof's figures for the same program: env share, its bound, the phases and the top fix."""
+    with tempfile.TemporaryDirectory() as folder:
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"), "--",
+                        sys.executable, os.path.join(PROGRAMS, "ppo_rollout.py")], env=env, cwd=folder,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+        with open(os.path.join(folder, "run", "report.json")) as handle:
+            report = json.load(handle)
+    environment = report["environment"]
+    return {"env_share": environment["share"], "phases": environment.get("phases") or {},
+            "advice": [(a["id"], a.get("estimate")) for a in report["advice"]]}
+
+
+def print_table(rounds: int = ROUNDS) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "recorded.pkl")
+        timed("record", path)
+        replayed, unchecked = [], []
+        for _ in range(rounds):
+            base = timed("plain", path)
+            replayed.append(base / timed("replay", path))
+            unchecked.append(base / timed("unchecked", path))
+    guess = estimated()
+    share = guess["env_share"]
+    parts = guess["phases"].get("parts") or {}
+    print("| intervention | estimate | measured (median of %d) |" % rounds)
+    print("|---|---|---|")
+    print(f"| env stepping made free (replayed) | env {share:.1%} of the time: at most {1 / (1 - share):.2f}x | "
+          f"{statistics.median(replayed):.2f}x |")
+    inference = next((e for i, e in guess["advice"] if i == "rollout-inference"), None)
+    print(f"| actions drawn without argument checks | part of rollout-inference "
+          f"({inference['low']:.2f}-{inference['high']:.2f}x)" if inference else "| actions drawn without argument "
+          "checks | rollout-inference not offered", end="")
+    print(f" | {statistics.median(unchecked):.2f}x |")
+    print(f"\nphases: {json.dumps(guess['phases'].get('collection'))} collection, parts {json.dumps(parts)}")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    print_table(int(args[args.index("--rounds") + 1]) if "--rounds" in args else ROUNDS)

@@ -1,0 +1,40 @@
+"""rollout-buffers: fewer conversions between numpy and tensors in a reinforcement-learning rollout.
+
+Each vector step of a typical rollout converts the observations, rewards and done flags from numpy
+into new tensors (`torch.Tensor(x)`, `torch.tensor(x)` copy) and the actions back (`.cpu().numpy()`),
+and logging calls `.item()`. Writing them into tensors allocated once (`buffer[step].copy_(
+torch.from_numpy(x))`, which shares the numpy memory instead of copying it twice) and reading
+scalars once per rollout saves between LOW_SAVING and HIGH_SAVING of the sampled conversions'
+share (the range of the estimate)."""
+
+import math
+
+from gpuprof.advice.env_terms import leading_part
+from gpuprof.advice.fix import Fix
+from gpuprof.analysis import bottlenecks
+
+LOW_SAVING, HIGH_SAVING = 0.3, 0.7
+
+
+def build(ev, s):
+    found = leading_part(ev, "conversions", LOW_SAVING, HIGH_SAVING)
+    if found is None:
+        return None
+    _, first, share, (low, gain, high) = found
+    return {
+        "estimated_speedup": gain, "estimate_low": low, "estimate_high": high, "where": None, "first": first,
+        "detail": ("keep observations, rewards and dones in tensors allocated once and fill them from numpy "
+                   "without a copy (torch.from_numpy); read .item() once per rollout, not per step"),
+        "snippet": ("obs_buf = torch.zeros((num_steps, num_envs) + obs_shape)   # once\n"
+                    "obs_buf[step].copy_(torch.from_numpy(next_obs))          # no new tensor per step\n"
+                    "rewards[step].copy_(torch.from_numpy(reward))"),
+        "why": (f"converting between numpy and tensors is {share:.0%} of the training time (sampled): the largest "
+                f"part of the rollout; saving {LOW_SAVING:.0%} to {HIGH_SAVING:.0%} of it gives "
+                f"{math.floor(low * 100) / 100:.2f}x to {math.ceil(high * 100) / 100:.2f}x"),
+        "change": None,
+    }
+
+
+FIX = Fix(id="rollout-buffers", title="Keep the rollout's data in preallocated tensors", effort=2,
+          addresses=(bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id),
+          build=build, leads=True)

@@ -1,0 +1,145 @@
+"""How far a run is from its device's limit and what its time costs: FLOPs per step, the peak and
+where it comes from, model FLOPs utilisation (MFU), energy per step and per sample, GPU-hours and
+their idle part, and with a price the cost of the run, of its idle part and what each ranked fix
+would save. Pure: the counted step (a `flops` event), the steps, the GPU figures and the inputs the
+run settled (the user's peak and price, a measured peak, host energy) in, one section out."""
+
+from gpuprof.analysis.peaks import dtype_key, known_peak
+
+UNKNOWN_PEAK = {"tflops": None, "source": "unknown"}
+
+
+def efficiency_section(flops_events: list, steps: dict, job_gpus: list, inputs: dict, advice: list,
+                       duration_s, model: dict = None):
+    """The `efficiency` section, or None where nothing in it is known (no count, no energy, no price)."""
+    inputs = inputs if isinstance(inputs, dict) else {}
+    price = inputs.get("price_per_hour")
+    inputs = dict(inputs, price_per_hour=price if isinstance(price, (int, float)) and price >= 0 else None)
+    event = _stepping(flops_events, steps)
+    step_s = steps.get("median_step_s")
+    section = {"step_s": step_s, **counted(event)}
+    if section.get("flops_per_step"):
+        section["dtype"] = _main_dtype(event)
+        section["peak"] = resolve_peak(inputs.get("peak"), job_gpus, section["dtype"], model, event.get("device"))
+        section.update(utilisation(section["flops_per_step"], step_s, section["peak"].get("tflops")))
+    section["energy"] = energy(job_gpus, steps, inputs.get("host_energy"), duration_s)
+    section.update(hours_and_money(job_gpus, steps, duration_s, inputs.get("price_per_hour"), advice))
+    if not event and section["energy"].get("j_per_step") is None and inputs.get("price_per_hour") is None:
+        return None
+    return section
+
+
+def _stepping(events: list, steps: dict) -> dict:
+    mine = [e for e in events or [] if e.get("pid") == steps.get("pid")] or list(events or [])
+    counted_ones = [e for e in mine if e.get("flops")]
+    return (counted_ones or mine or [{}])[0]
+
+
+def counted(event: dict) -> dict:
+    """The count's figures, its coverage, and the per-token convention beside it."""
+    if not event:
+        return {"flops_per_step": None, "counted": {"skipped": "no step was counted (fewer than three optimizer "
+                                                               "steps of one model, or probes off)"}}
+    if event.get("skipped"):
+        return {"flops_per_step": None, "counted": {"skipped": event["skipped"]}}
+    uncounted = event.get("uncounted") or {}
+    out = {"flops_per_step": event.get("flops") or None,
+           "counted": {"step": event.get("step"), "seconds": event.get("seconds"), "by_op": event.get("by_op") or {},
+                       "uncounted": uncounted, "coverage": "partial" if uncounted else "complete",
+                       "formula_errors": event.get("formula_errors") or 0}}
+    convention = per_token_convention(event.get("transformer"))
+    if convention is not None:
+        out["transformer"] = convention
+    return out
+
+
+def per_token_convention(shape):
+    """6N + 12·L·H·Q·T FLOPs per token (forward and backward), and per step for the step's tokens."""
+    if not shape or not shape.get("seq_len"):
+        return None
+    n, layers, heads, head_dim, length = (shape["params"], shape["layers"], shape["heads"], shape["head_dim"],
+                                          shape["seq_len"])
+    per_token = 6 * n + 12 * layers * heads * head_dim * length
+    return {"params": n, "layers": layers, "heads": heads, "head_dim": head_dim, "seq_len": length,
+            "tokens_per_step": shape.get("tokens"), "flops_per_token": per_token,
+            "flops_per_step": per_token * shape["tokens"] if shape.get("tokens") else None}
+
+
+def _main_dtype(event: dict) -> str:
+    by_dtype = event.get("by_dtype") or {}
+    return max(by_dtype, key=by_dtype.get) if by_dtype else "float32"
+
+
+def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device) -> dict:
+    """The peak the run settled (the user's, or measured), else the data-sheet table's for the job's
+    GPU, else unknown; always with its source and the dtype it is for."""
+    tf32 = bool(((model or {}).get("flags") or {}).get("allow_tf32")) and str(device or "").startswith("cuda")
+    key = dtype_key(dtype, tf32)
+    if isinstance(settled, dict) and settled.get("tflops"):
+        return dict(settled, dtype=settled.get("dtype") or key)
+    if str(device or "").startswith("cuda"):
+        names = [g.get("name") for g in job_gpus or [] if g.get("name")]
+        found = known_peak(names[0], key) if names else None
+        if found is not None:
+            return dict(found, dtype=key)
+    return dict(UNKNOWN_PEAK, dtype=key)
+
+
+def utilisation(flops: int, step_s, peak_tflops) -> dict:
+    """Achieved TFLOPS over the median step and its share of the peak (MFU)."""
+    if not flops or not step_s:
+        return {"achieved_tflops": None, "mfu": None}
+    achieved = flops / step_s / 1e12
+    return {"achieved_tflops": _figures(achieved),
+            "mfu": _figures(achieved / peak_tflops) if peak_tflops else None}
+
+
+def _figures(value: float, digits: int = 6) -> float:
+    """`value` to `digits` significant figures (a CPU's MFU can be a few parts in a hundred thousand)."""
+    return float(f"{value:.{digits}g}")
+
+
+def energy(job_gpus: list, steps: dict, host: dict, duration_s) -> dict:
+    """Joules per step and per sample: NVML's total-energy counter over the measured steps on a
+    GPU; on a CPU-only run, RAPL over the run at its mean power; else not measured."""
+    step_s, measured, batch = steps.get("median_step_s"), steps.get("measured"), steps.get("batch_size")
+    drawn = [g for g in job_gpus or [] if g.get("energy_j") is not None]
+    per_step, source = None, None
+    if drawn and step_s:
+        total = sum(g["energy_j"] for g in drawn)
+        if all(g.get("figures_over") == "steps" for g in drawn) and measured:
+            per_step, source = total / measured, "NVML total energy over the measured steps"
+        elif duration_s:
+            per_step, source = total / duration_s * step_s, "NVML total energy over the run, at its mean power"
+    elif not job_gpus and isinstance(host, dict) and host.get("joules") and host.get("seconds") and step_s:
+        per_step = host["joules"] / host["seconds"] * step_s
+        source = f"RAPL ({host.get('zones') or 'package'}) over the run, at its mean power"
+    if per_step is None:
+        return {"j_per_step": None, "j_per_sample": None, "source": "not measured"}
+    return {"j_per_step": round(per_step, 4), "j_per_sample": round(per_step / batch, 6) if batch else None,
+            "source": source}
+
+
+def hours_and_money(job_gpus: list, steps: dict, duration_s, price, advice: list) -> dict:
+    """GPU-hours (machine-hours on a CPU-only run), the idle share of the GPUs' wall time, and with
+    a price per GPU-hour the cost of the run, of its idle part, and each fix's saving at its estimate."""
+    if not duration_s:
+        return {}
+    count = len(job_gpus or []) or 1
+    hours = count * duration_s / 3600.0
+    busy = [g.get("util_gpu_run") for g in job_gpus or [] if g.get("util_gpu_run") is not None]
+    idle = (1.0 - sum(busy) / len(busy)) if busy else None
+    out = {"hours": round(hours, 6), "hours_of": "GPU" if job_gpus else "machine", "devices": count,
+           "idle_share": round(min(max(idle, 0.0), 1.0), 4) if idle is not None else None,
+           "idle_hours": round(hours * min(max(idle, 0.0), 1.0), 6) if idle is not None else None,
+           "price_per_hour": price}
+    if price is None:
+        return out
+    cost = hours * price
+    window = steps.get("window_s")
+    stepping = cost * min(window / duration_s, 1.0) if window else cost
+    out.update(cost=round(cost, 6), idle_cost=round(out["idle_hours"] * price, 6) if idle is not None else None,
+               savings=[{"fix": item.get("id"), "speedup": item["estimated_speedup"],
+                         "saving": round(stepping * (1.0 - 1.0 / item["estimated_speedup"]), 6)}
+                        for item in advice or [] if (item.get("estimated_speedup") or 0) > 1.0])
+    return out

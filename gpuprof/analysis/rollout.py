@@ -1,0 +1,82 @@
+"""Collection and learning as measured phases (reinforcement learning): the rollout probe writes each
+collection phase between two updates (its span, the env steps and the policy's inference in it,
+and the stack samples taken in it, those converting data apart); this module clips them to the
+measured window and splits the rollout into its parts.
+
+- collection: the phases' time inside the window; learning: the rest of the window (the update's
+  minibatches, their forward, backward and optimizer steps);
+- env stepping and policy inference: timed by the probes in each phase (the policy's forward calls);
+- the time neither timed is split by the stack samples taken outside env steps and module calls:
+  drawing actions from the policy's distribution (torch.distributions, added to policy inference),
+  host conversions (numpy <-> tensor, `.cpu()`, `.item()`; None, not measured, where no sample fell
+  in a rollout) and the rest;
+- the rest: what remains of the rollout (logging, the user's Python, advantages)."""
+
+#: Parts of the rollout, in the order the report names them.
+PARTS = ("env", "inference", "conversions", "rest")
+WORDS = {"env": "env stepping", "inference": "policy inference", "conversions": "host conversions",
+         "rest": "the rest of the rollout (logging, Python)"}
+#: Collection phases needed in the window to speak of phases.
+MIN_PHASES = 1
+
+
+def measured_phases(rollouts: list, pid, start: float, end: float, window: float):
+    """{"basis", "count", "collection", "learning", "rollout", "parts", ...} or None.
+    `rollouts`: rollout events (every process); `window`: the window's seconds less evaluation."""
+    clipped = [_clipped(e, start, end) for e in rollouts if e.get("pid") == pid]
+    clipped = [c for c in clipped if c is not None]
+    if len(clipped) < MIN_PHASES or window <= 0:
+        return None
+    collection = min(sum(c["seconds"] for c in clipped), window)
+    if collection <= 0:
+        return None
+    env = min(sum(c["env_s"] for c in clipped), collection)
+    forwards = inference = min(sum(c["inf_s"] for c in clipped), collection - env)
+    untimed = collection - env - forwards
+    sampled = sum(c["sampled_us"] for c in clipped)
+    # The samples outside env steps and module calls split the time the probes did not time.
+    untimed_us = sampled - sum(c["env_us"] + c["fwd_us"] for c in clipped)
+    conversions = None
+    if untimed_us > 0:
+        drawing = untimed * min(sum(c["dist_us"] for c in clipped) / untimed_us, 1.0)
+        inference += drawing        # drawing the action from the policy's distribution
+        conversions = min(untimed * sum(c["conv_us"] for c in clipped) / untimed_us, untimed - drawing)
+    elif sampled > 0:
+        conversions = 0.0
+    rest = max(collection - env - inference - (conversions or 0.0), 0.0)
+    seconds = {"env": env, "inference": inference, "conversions": conversions, "rest": rest}
+    parts = {k: (round(v / window, 4) if v is not None else None) for k, v in seconds.items()}
+    calls = sum(c["inf_calls"] for c in clipped)
+    return {
+        "basis": "measured: collection phases from the first env step after an update to the next update's forward",
+        "count": len(clipped),
+        "collection": {"seconds": round(collection, 4), "share": round(collection / window, 4)},
+        "learning": {"seconds": round(window - collection, 4), "share": round(1 - collection / window, 4)},
+        "rollout": {"env_share": round(env / collection, 4), "other_share": round(1 - env / collection, 4)},
+        "parts": parts,
+        "largest": largest_part(parts),
+        "inference_calls": calls,
+        "inference_per_call_s": round(forwards / calls, 6) if calls else None,
+        "env_calls": int(round(sum(c["env_calls"] for c in clipped))),
+        "sampled_s": round(sampled / 1e6, 3),
+    }
+
+
+def _clipped(event: dict, start: float, end: float):
+    """The part of one collection phase inside [start, end], its figures scaled to that part."""
+    t0, t1 = event.get("t0"), event.get("t")
+    if t0 is None or t1 is None or t1 <= t0:
+        return None
+    inside = min(t1, end) - max(t0, start)
+    if inside <= 0:
+        return None
+    f = inside / (t1 - t0)
+    return {"seconds": inside, "env_s": (event.get("env_s") or 0.0) * f, "inf_s": (event.get("inf_s") or 0.0) * f,
+            "env_calls": (event.get("env_calls") or 0) * f, "inf_calls": int(round((event.get("inf_calls") or 0) * f)),
+            **{key: (event.get(key) or 0) * f for key in ("sampled_us", "env_us", "fwd_us", "conv_us", "dist_us")}}
+
+
+def largest_part(parts: dict) -> str:
+    """The rollout's part that takes the most time (unmeasured parts never win)."""
+    return max(PARTS, key=lambda k: parts.get(k) or 0.0)
+

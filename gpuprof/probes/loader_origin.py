@@ -1,0 +1,31 @@
+"""The user's line for a DataLoader a framework rebuilt from theirs.
+
+Lightning (under DDP, to add a distributed sampler) and accelerate (`prepare`) build a new DataLoader
+from the one the user wrote, inside their own code: the new loader's first user frame is then
+`trainer.fit(...)` or `accelerator.prepare(...)`, not the `DataLoader(...)` call (or the
+`train_dataloader` method) where the user's arguments are, and where a fix goes. A loader built in a
+library over a dataset an earlier loader of the user's own code already served is that loader
+rebuilt: it keeps the user's line, and the framework's call is noted beside it; the framework that
+rebuilt it is the loader's framework, whose terms its advice speaks."""
+
+import weakref
+
+_by_dataset = weakref.WeakKeyDictionary()     # dataset -> where its first loader was built
+
+
+def origin(loader, found: dict) -> dict:
+    """`found` (gpuprof.probes.where.locate's answer for this loader) with the user's own line of
+    the loader it was rebuilt from, when a library rebuilt one; as it was otherwise."""
+    try:
+        dataset = loader.dataset
+        known = _by_dataset.get(dataset)
+        if known is None:
+            if not found.get("built_in"):
+                _by_dataset[dataset] = dict(found)
+            return found
+        if found.get("built_in") and found.get("where") != known.get("where"):
+            return dict(found, where=known.get("where"), rebuilt_at=found.get("where"),
+                        rebuilt_by=found.get("framework"), framework=found.get("framework"), built_in=None)
+    except TypeError:           # a dataset that takes no weak reference
+        pass
+    return found

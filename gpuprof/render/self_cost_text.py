@@ -1,0 +1,43 @@
+"""The one line every format gives gpuprof's own cost (the report's `overhead` section): what it
+used, its share of the job's CPU and, above NOTABLE_SHARE, which part cost most and how to lower
+it. Nothing for a report without the section."""
+
+from gpuprof.analysis.self_cost import NOTABLE_SHARE
+
+#: How to lower each part's cost, with the `gpuprof run` options that do it.
+LOWER = {
+    "supervisor": "mostly its start-up and the report, a fixed cost a longer run spreads thinner",
+    "samplers": "a longer --interval (e.g. 0.5) samples the system and GPUs less often",
+    "probes": "--no-probes turns the probes off (the step and DataLoader figures with them)",
+}
+
+
+def self_cost_line(report: dict):
+    overhead = report.get("overhead")
+    if not isinstance(overhead, dict):
+        return None
+    own, share = overhead.get("own_cpu_s") or 0.0, overhead.get("share")
+    line = f"gpuprof's own cost: {own:.2f} s CPU"
+    if share is None:
+        return line + " (the job's own CPU was not measured)"
+    line += f", {share:.1%} of the job's"
+    part = overhead.get("largest_part")
+    if share > NOTABLE_SHARE and part in LOWER:
+        spent = (overhead.get("parts_cpu_s") or {}).get(part) or 0.0
+        line += f"; most of it the {part} ({spent:.2f} s): {LOWER[part]}"
+    return line
+
+
+def console_line(report: dict):
+    """The console's line, dim like the notes; None without the section."""
+    line = self_cost_line(report)
+    if line is None:
+        return None
+    from rich.text import Text
+    return Text(line, style="dim")
+
+
+def html_line(report: dict) -> str:
+    import html
+    line = self_cost_line(report)
+    return f'<p class="overhead">{html.escape(line)}</p>' if line else ""
