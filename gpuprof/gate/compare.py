@@ -9,6 +9,8 @@ its noise, a change counting only beyond NOISE_Z times the two sides' combined n
 machine_load: the cores other processes kept busy), so that compare, gate and try never disagree on
 a number. It sits beside the gate, whose regression check `--fail-if-slower` is."""
 
+import math
+
 from gpuprof.analysis.machine_load import machine_during, notable
 from gpuprof.analysis.noise import SAME
 from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, side_noise
@@ -129,7 +131,9 @@ def disturbance(reports: list):
 
 def step_change(sa: dict, sb: dict) -> dict:
     """B's steady median step time over A's, and whether the change is beyond the two sides' noise
-    (NOISE_Z x the combined noise, as the gate counts it) and beyond SAME."""
+    (NOISE_Z x the combined noise, as the gate counts it) and beyond SAME. The change is measured as
+    a log ratio, which a relative noise bounds the same way in either direction: a step 36x faster is
+    a change of 3.6 there, never the -0.97 that no noise above 50% could clear."""
     before, now = sa["step_s"], sb["step_s"]
     if not before or not now:
         return {"ratio": None, "speedup": None, "change": None, "noise": None, "counts_beyond": None,
@@ -138,7 +142,7 @@ def step_change(sa: dict, sb: dict) -> dict:
     noise = ((sa["noise"] or 0.0) ** 2 + (sb["noise"] or 0.0) ** 2) ** 0.5
     counts_beyond = max(NOISE_Z * noise, SAME)
     return {"ratio": now / before, "speedup": before / now, "change": change, "noise": noise,
-            "counts_beyond": counts_beyond, "beyond_noise": abs(change) > counts_beyond}
+            "counts_beyond": counts_beyond, "beyond_noise": abs(math.log(now / before)) > counts_beyond}
 
 
 def call_of(sa: dict, sb: dict, step: dict) -> str:

@@ -2,6 +2,7 @@
 and Markdown for a pull-request comment. Both read the comparison dict (gpuprof.compare/1) and
 share their sentences, so the two never word a result differently."""
 
+import math
 import textwrap
 
 from gpuprof.gate.compare import PROVENANCE_FACTS
@@ -17,7 +18,9 @@ def headline(cmp: dict) -> str:
         missing = " and ".join(name for name, s in (("A", a), ("B", b)) if not s["step_s"])
         return f"no step time to compare: {missing} measured no training steps"
     times = f"median step {seconds(b['step_s'])} vs {seconds(a['step_s'])}, {step['change']:+.1%}"
-    beyond = f"a change counts beyond ±{step['counts_beyond']:.1%}"
+    factor = math.exp(step["counts_beyond"])      # the bound is on the log ratio: a factor either way
+    beyond = (f"a change counts beyond ±{step['counts_beyond']:.1%}" if factor < 1.2 else
+              f"a change counts beyond a factor of {factor:.2f} either way")
     if call == "faster":
         return f"faster: B is {step['speedup']:.2f}x faster than A ({times}); beyond the noise ({beyond})"
     if call == "slower":

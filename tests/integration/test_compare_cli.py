@@ -38,7 +38,7 @@ def test_the_same_program_run_twice_compares_with_exit_0(tmp_path):
 def test_before_and_after_a_real_fix_names_the_change_and_the_gain(tmp_path):
     # The loader waits 32 ms a batch on a slow store: 4 workers overlap the waits whatever the load.
     got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0",
-                  "--steps", "12", "--warmup-steps", "2", "--set", "num_workers=4",
+                  "--steps", "30", "--warmup-steps", "2", "--set", "num_workers=4",
                   os.path.join(PROGRAMS, "waiting_loader.py"), str(tmp_path / "results.txt"), cwd=str(tmp_path),
                   timeout=300)
     assert got.returncode == 0, got.stderr
@@ -50,8 +50,11 @@ def test_before_and_after_a_real_fix_names_the_change_and_the_gain(tmp_path):
     assert changed["num_workers"] == (0, 4)
     assert result["b"]["changes"] == {"num_workers": 4} and result["a"]["changes"] is None
     assert result["step"]["speedup"] == result["a"]["step_s"] / result["b"]["step_s"]
-    if result["call"] != "disturbed":       # on a machine other processes left alone, the gain is clear
-        assert result["call"] == "faster" and result["step"]["speedup"] > 1.3
+    assert result["step"]["speedup"] > 1.3
+    # On a machine other processes left alone the gain is clear, unless the fixed run's own steps split
+    # into instant and waiting ones (prefetching workers): a single run's noise is then too wide to call.
+    if result["call"] != "disturbed" and result["b"]["noise"] < 0.5:
+        assert result["call"] == "faster", result["step"]
     got = gpuprof("compare", "exp", after, "--format", "markdown", cwd=str(tmp_path))
     assert got.returncode == 0, got.stderr
     assert "(try folder: its baseline, 1 run)" in got.stdout and "| num_workers | `0` | `4` |" in got.stdout
