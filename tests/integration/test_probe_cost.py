@@ -5,6 +5,7 @@ through a DataLoader frame for frame as plain python prints them, torch's global
 plain run leaves them, and gpuprof's own cost in the report."""
 
 import os
+import re
 import sys
 
 import pytest
@@ -39,7 +40,10 @@ def test_a_traceback_through_a_dataloader_has_no_gpuprof_frame(tmp_path, workers
     assert os.path.join(ROOT, "gpuprof") + os.sep not in got.stderr, got.stderr     # none of gpuprof's own code
 
     def frames(text):
-        return [line.strip() for line in text.splitlines() if line.startswith("  File ")]
+        # torch's worker path re-raises from one of two lines of _next_data, whichever way the failed
+        # batch arrived (in order, or stashed ahead): within torch, the function is what is compared.
+        found = [line.strip() for line in text.splitlines() if line.startswith("  File ")]
+        return [re.sub(r", line \d+,", ",", line) if "site-packages" in line else line for line in found]
 
     assert frames(got.stderr) == frames(expected.stderr) and frames(expected.stderr)
     assert got.stderr.strip().splitlines()[-1] == expected.stderr.strip().splitlines()[-1]
