@@ -77,14 +77,20 @@ def _samples(columns: dict, cores: int, start, end) -> list:
     return out
 
 
+def busy_words(others: dict) -> str:
+    """"other processes kept 1.2 of 2 cores busy", as every output says it (the host's cores under a
+    limit)."""
+    host = "the host's " if others.get("job_cores") else ""
+    return f"other processes kept {others['other_cores']:.1f} of {host}{others['cpu_count']} cores busy"
+
+
 def with_busy_machine(verdict: dict, others: dict) -> dict:
     """The verdict with the busy machine said beside it and its confidence lowered, when other
     processes held a notable share of the cores during the steps; as it was otherwise."""
     if not others or not others.get("notable") or not verdict.get("bottleneck"):
         return verdict
     left = max(CONFIDENCE_FLOOR, 1.0 - others["share"])
-    host = "the host's " if others.get("job_cores") else ""
-    note = (f"other processes kept {others['other_cores']:.1f} of {host}{others['cpu_count']} cores busy during the "
+    note = (f"{busy_words(others)} during the "
             f"{'measured steps' if others['over'] == 'steps' else 'run'}: this run measured a busier machine than "
             "the job alone would get, so its shares and times are less certain")
     out = dict(verdict, busy_machine=note)

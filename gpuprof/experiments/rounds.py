@@ -3,7 +3,7 @@ the machine (named with what the samplers saw then), the page cache warming betw
 whether every variant's speed-up is clear yet. Pure: works on the runs' reports."""
 
 from gpuprof.analysis import noise
-from gpuprof.analysis.machine_load import machine_during  # noqa: F401  (try reads it from here too)
+from gpuprof.analysis.machine_load import machine_during
 
 #: A first run that read at least this much from disk, and later runs less than half of it: the
 #: page cache warmed between runs.

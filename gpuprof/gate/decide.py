@@ -9,6 +9,7 @@ baseline is skipped and says so."""
 from dataclasses import dataclass, field
 
 from gpuprof.analysis.job_gpus import job_gpu_util
+from gpuprof.analysis.machine_load import busy_words
 from gpuprof.gate.errors import GateInputError
 
 PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
@@ -131,8 +132,7 @@ def _mark_disturbed(result: GateResult, report: dict, baseline: dict = None) -> 
         others = (((side or {}).get("system") or {}).get("others")) or {}
         if not others.get("notable"):
             continue
-        result.disturbed = (f"other processes kept {others['other_cores']:.1f} of {others['cpu_count']} cores busy "
-                            f"while {which} was measured: rerun on a quiet machine")
+        result.disturbed = f"{busy_words(others)} while {which} was measured: rerun on a quiet machine"
         for check in result.checks:
             if check.status in (PASS, FAIL):
                 check.detail = f"{check.status} as measured, on a busy machine; {check.detail}".strip("; ")
