@@ -208,7 +208,8 @@ STEADY_SKIP = 0.1      # share of the measured steps treated as warm-up for comp
 
 def _steady(step_durations) -> dict:
     """The median step time of the steady part: the measured steps less their first 10%
-    (caches, allocators and JIT settle there). `steps` says how many the median rests on."""
+    (caches, allocators and JIT settle there). `steps` says how many the median rests on; the mean
+    and its standard error are kept for steps that split into two groups."""
     total_weight = sum(w for _, w in step_durations)
     skip = int(total_weight * STEADY_SKIP)
     kept, seen = [], 0
@@ -218,8 +219,24 @@ def _steady(step_durations) -> dict:
         elif seen + weight > skip:
             kept.append((duration, seen + weight - skip))
         seen += weight
+    steps = sum(w for _, w in kept)
+    mean, mean_se = _mean_and_error(kept, steps)
     return {"median_step_s": weighted_median(kept), "p25_step_s": weighted_quantile(kept, 0.25),
-            "p75_step_s": weighted_quantile(kept, 0.75), "steps": sum(w for _, w in kept), "skipped": skip}
+            "p75_step_s": weighted_quantile(kept, 0.75), "steps": steps, "skipped": skip,
+            "mean_step_s": mean, "mean_se_s": mean_se}
+
+
+def _mean_and_error(kept, steps):
+    """The steady steps' mean time and the standard error of that mean: where the steps split into
+    instant ones and ones that wait (prefetching workers), the median sits in one group and says
+    nothing of the throughput, and the mean is what compare and the gate fall back to."""
+    if steps <= 0:
+        return None, None
+    mean = sum(d * w for d, w in kept) / steps
+    if steps < 2:
+        return round(mean, 9), None
+    variance = sum(w * (d - mean) ** 2 for d, w in kept) / (steps - 1)
+    return round(mean, 9), round((variance / steps) ** 0.5, 9)
 
 
 def _expand_marks(boundaries):

@@ -13,7 +13,7 @@ import math
 
 from gpuprof.analysis.machine_load import machine_during, notable
 from gpuprof.analysis.noise import SAME
-from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, side_noise
+from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, step_statistic
 from gpuprof.gate.decide import program_of as gate_program
 
 COMPARE_FORMAT = "gpuprof.compare/1"
@@ -88,11 +88,12 @@ def check_comparable(ra: dict, rb: dict) -> None:
 
 
 def summary(s: dict) -> dict:
-    """What one side measured: its step time and noise (the gate's side_noise over its runs), its
+    """What one side measured: its step time and noise (the gate's step_statistic over its runs: the
+    steady median, or the mean for one run whose steps split into instant and waiting ones), its
     throughput, verdict, whether the machine was disturbed, and what it was made with."""
     report = s["report"]
     reports = [report] + list(s.get("rounds") or [])
-    step_s, noise = side_noise(reports)
+    step_s, noise, statistic = step_statistic(reports)
     steps = report.get("steps") or {}
     verdict = report.get("verdict") or {}
     return {
@@ -101,6 +102,7 @@ def summary(s: dict) -> dict:
         "program": program_of(report),
         "runs": len(reports),
         "step_s": step_s,
+        "statistic": statistic,
         "noise": noise,
         "interval_s": [step_s * (1 - noise), step_s * (1 + noise)] if step_s and noise is not None else None,
         "steady_steps": (steps.get("steady") or {}).get("steps"),

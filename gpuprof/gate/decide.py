@@ -170,25 +170,42 @@ def _steady(report):
     return ((report or {}).get("steps") or {}).get("steady") or {}
 
 
+#: A single run's median-based noise above this means its steps split into groups (instant steps and
+#: ones that wait on prefetching workers): the median then sits in one group, so the mean is used.
+SPLIT_NOISE = 0.25
+
+
 def side_noise(reports: list):
-    """(median over rounds of the steady median step time, its relative noise). Several rounds: half
-    their range over the median, after leaving out a round far from the others when the rest agree
-    (gpuprof.analysis.noise, as `try` does). One run: the standard error of its median from the
-    spread of its steady steps (IQR / 1.349 as sigma, x 1.2533 / sqrt(n))."""
+    """(the side's step time, its relative noise): see step_statistic."""
+    value, noise, _ = step_statistic(reports)
+    return value, noise
+
+
+def step_statistic(reports: list):
+    """(step time, its relative noise, "median" or "mean"). Several rounds: the median over rounds of
+    the steady median step time, with half their range over that median as noise, after leaving out a
+    round far from the others when the rest agree (gpuprof.analysis.noise, as `try` does). One run:
+    its steady median with the standard error of a median from the spread of its steady steps
+    (IQR / 1.349 as sigma, x 1.2533 / sqrt(n)); where that error passes SPLIT_NOISE, the steady mean
+    with its own standard error instead."""
     from gpuprof.analysis.noise import disturbed
     medians = [m for m in (_steady(r).get("median_step_s") for r in reports) if m]
     left_out = set(disturbed(medians))
     medians = sorted(m for i, m in enumerate(medians) if i not in left_out)
     if not medians:
-        return None, None
+        return None, None, "median"
     middle = medians[len(medians) // 2] if len(medians) % 2 else (medians[len(medians) // 2 - 1] + medians[len(medians) // 2]) / 2
     if len(medians) >= 2:
-        return middle, (medians[-1] - medians[0]) / 2 / middle
+        return middle, (medians[-1] - medians[0]) / 2 / middle, "median"
     steady = _steady(reports[0])
     p25, p75, n = steady.get("p25_step_s"), steady.get("p75_step_s"), steady.get("steps") or 0
     if p25 is None or p75 is None or n < 2:
-        return middle, 0.0
-    return middle, 1.2533 * ((p75 - p25) / 1.349) / (n ** 0.5) / middle
+        return middle, 0.0, "median"
+    noise = 1.2533 * ((p75 - p25) / 1.349) / (n ** 0.5) / middle
+    mean, mean_se = steady.get("mean_step_s"), steady.get("mean_se_s")
+    if noise > SPLIT_NOISE and mean and mean_se is not None:
+        return mean, mean_se / mean, "mean"
+    return middle, noise, "median"
 
 
 def _regression(report, baseline, limit, force, rounds=(), baseline_rounds=()) -> Check:
@@ -199,14 +216,15 @@ def _regression(report, baseline, limit, force, rounds=(), baseline_rounds=()) -
         return Check("max_regression", label, None, limit, SKIPPED, "no baseline given")
     if not force:
         comparable(report, baseline)
-    now, now_noise = side_noise([report] + list(rounds))
-    before, before_noise = side_noise([baseline] + list(baseline_rounds))
+    now, now_noise, now_kind = step_statistic([report] + list(rounds))
+    before, before_noise, before_kind = step_statistic([baseline] + list(baseline_rounds))
     if not now or not before:
         return Check("max_regression", label, None, limit, MISSING, "a median step time is missing")
     change = now / before - 1.0
     noise = ((now_noise or 0.0) ** 2 + (before_noise or 0.0) ** 2) ** 0.5
     runs = f"{1 + len(rounds)} run{'s' if rounds else ''} vs {1 + len(baseline_rounds)}"
-    detail = (f"median step {now * 1e3:.2f} ms vs {before * 1e3:.2f} ms ({runs}; "
+    kind = now_kind if now_kind == before_kind else f"{now_kind} vs {before_kind}"
+    detail = (f"{kind} step {now * 1e3:.2f} ms vs {before * 1e3:.2f} ms ({runs}; "
               f"{_steady(report).get('steps')} and {_steady(baseline).get('steps')} steady steps); noise ±{noise:.1%}")
     rate, base_rate = (report.get("steps") or {}).get("samples_per_second"), (baseline.get("steps") or {}).get("samples_per_second")
     if rate and base_rate:

@@ -5,6 +5,7 @@ share their sentences, so the two never word a result differently."""
 import math
 import textwrap
 
+from gpuprof.analysis.noise import SAME
 from gpuprof.gate.compare import PROVENANCE_FACTS
 from gpuprof.render.units import pct, seconds, size
 
@@ -17,7 +18,11 @@ def headline(cmp: dict) -> str:
     if call == "not measured":
         missing = " and ".join(name for name, s in (("A", a), ("B", b)) if not s["step_s"])
         return f"no step time to compare: {missing} measured no training steps"
-    times = f"median step {seconds(b['step_s'])} vs {seconds(a['step_s'])}, {step['change']:+.1%}"
+    kinds = {a.get("statistic") or "median", b.get("statistic") or "median"}
+    kind = kinds.pop() if len(kinds) == 1 else "mean vs median" if b.get("statistic") == "mean" else "median vs mean"
+    times = f"{kind} step {seconds(b['step_s'])} vs {seconds(a['step_s'])}, {step['change']:+.1%}"
+    measured = (f"B measured {step['speedup']:.2f}x faster" if step["change"] < 0 else
+                f"B measured {step['ratio']:.2f}x slower")
     factor = math.exp(step["counts_beyond"])      # the bound is on the log ratio: a factor either way
     beyond = (f"a change counts beyond ±{step['counts_beyond']:.1%}" if factor < 1.2 else
               f"a change counts beyond a factor of {factor:.2f} either way")
@@ -28,10 +33,11 @@ def headline(cmp: dict) -> str:
     if call == "disturbed":
         seen = " and ".join(f"{s['disturbed']['other_cores']:.1f} of {s['disturbed']['cpu_count']} cores busy during "
                             f"{name}'s run" for name, s in (("A", a), ("B", b)) if s["disturbed"])
-        measured = (f"B {step['speedup']:.2f}x faster" if step["change"] < 0 else f"B {step['ratio']:.2f}x slower")
-        return (f"disturbed: other processes kept {seen}, so no faster or slower call ({times}: as measured "
-                f"{measured}); compare runs from a quiet machine")
-    return f"within noise: B takes as long as A ({times}; {beyond})"
+        return (f"disturbed: other processes kept {seen}, so no faster or slower call ({times}: {measured}); "
+                "compare runs from a quiet machine")
+    if abs(step["change"]) <= SAME:
+        return f"within noise: B takes as long as A ({times}; {beyond})"
+    return f"within noise: {measured} than A, but not beyond the noise ({times}; {beyond})"
 
 
 def step_text(s: dict) -> str:

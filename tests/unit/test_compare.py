@@ -35,7 +35,7 @@ def scaled(report: dict, factor: float) -> dict:
     steps = out["steps"]
     for key in ("median_step_s", "mean_step_s", "p90_step_s"):
         steps[key] *= factor
-    for key in ("median_step_s", "p25_step_s", "p75_step_s"):
+    for key in ("median_step_s", "p25_step_s", "p75_step_s", "mean_step_s", "mean_se_s"):
         steps["steady"][key] *= factor
     steps["samples_per_second"] /= factor
     return out
@@ -87,6 +87,42 @@ def test_a_faster_run_is_faster_with_its_ratio_and_interval():
     assert "B is 1.43x faster than A" in compare_text.headline(result)
     # and the other way round it is slower
     assert compared(scaled(before, 0.7), before)["call"] == cmp.SLOWER
+
+
+def split_steps(report: dict, instant: float, waiting: float, mean: float, mean_se: float) -> dict:
+    """The same run whose steady steps split into instant ones (the median) and ones that wait."""
+    out = copy.deepcopy(report)
+    out["steps"]["steady"].update({"median_step_s": instant, "p25_step_s": instant, "p75_step_s": waiting,
+                                   "mean_step_s": mean, "mean_se_s": mean_se, "steps": 27})
+    return out
+
+
+def test_a_run_whose_steps_split_is_judged_by_its_mean_not_its_median():
+    # Prefetching workers: three steps in four find a batch ready (0.8 ms), the rest wait for one.
+    # Their median says 55x faster with a noise no change could clear; their mean says what was gained.
+    before = golden("cpu_starved")
+    base = before["steps"]["steady"]["median_step_s"]
+    after = split_steps(before, base / 55, base * 0.9, base / 4, base / 40)
+    result = compared(before, after)
+    assert result["b"]["statistic"] == "mean" and result["a"]["statistic"] == "median"
+    assert result["step"]["speedup"] == pytest.approx(4.0)
+    assert result["call"] == cmp.FASTER
+    assert "B is 4.00x faster than A (mean vs median step" in compare_text.headline(result)
+    # an older report without the mean keeps its median and its (wide) noise
+    for key in ("mean_step_s", "mean_se_s"):
+        del after["steps"]["steady"][key]
+    old = compared(before, after)
+    assert old["b"]["statistic"] == "median" and old["call"] == cmp.WITHIN_NOISE
+    # ... and a change beyond SAME that the noise swallows is still worded as measured, never "as long as"
+    text = compare_text.headline(old)
+    assert "B measured 55.00x faster than A, but not beyond the noise" in text and "as long as" not in text
+
+
+def test_a_run_whose_steps_agree_keeps_its_median():
+    before = golden("cpu_starved")
+    steady = before["steps"]["steady"]
+    assert steady["mean_step_s"] > 0 and steady["mean_se_s"] >= 0
+    assert compared(before, before)["a"]["statistic"] == "median"
 
 
 def test_changed_argv_and_num_workers_are_listed_with_both_values():
