@@ -14,9 +14,11 @@ it. The forward pre-hook is put in torch's global hook table once per step and r
 its first call, so the model runs hook-free the rest of the step. It is a global
 module hook, except in a program that uses torch.compile, where it sits on each compiled module
 (a compiled module warns while any global hook exists). It is armed only in a loop that took no
-DataLoader batch during the step, and a program that reads torch's global forward pre-hooks
-between a step's end and its next forward sees it there: the one trace of the probes a program
-can find, kept because a hook for one call is far cheaper than wrapping every module's call."""
+DataLoader batch during the step: on each of the first 64 such steps, then on one of each 4 (which
+one is scrambled), whose gap is recorded times 4 (it stands for the steps left untimed). A program that reads torch's global
+forward pre-hooks between a step's end and its next forward sees it there: the one trace of the
+probes a program can find, kept because a hook for one call is far cheaper than wrapping every
+module's call."""
 
 import os
 import signal
@@ -39,6 +41,7 @@ STEP_FIELDS = kinds.columns(kinds.STEP)
 FIRST_HOOK_GAP_S = 0.125
 
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
+          "eligible": 0, "forward_weight": 1, "forward_pick": 0,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
@@ -81,6 +84,10 @@ _on_memory = memory.on_step
 _loader_state = dataloader._state         # its "batches": taken from any DataLoader in this process
 _memory_state = memory._state
 TICK_EVERY = 63            # steps between asks whether the event file is due a flush, less one (a mask)
+#: Loops without a DataLoader: the first forward of each of the first FORWARD_ALWAYS steps is timed,
+#: then of one step in FORWARD_EVERY (the hook's slow path through nn.Module costs microseconds).
+FORWARD_ALWAYS, FORWARD_EVERY = 64, 4
+FORWARD_MASK = FORWARD_EVERY - 1
 
 
 def _patch_step_end(optimizer_cls) -> bool:
@@ -99,7 +106,7 @@ def _patch_step_end(optimizer_cls) -> bool:
 
     def _optimizer_step_code(self):
         original(self)  # gpuprof's probe: passes the call through unchanged
-        _after_step(self, None, None)
+        _end_step(self)
 
     _optimizer_step_code.__wrapped__ = original
     _optimizer_step_code.__doc__ = original.__doc__
@@ -124,13 +131,23 @@ def _before_step(optimizer, args, kwargs) -> None:
 
 
 def _after_step(optimizer, args, kwargs) -> None:
+    """The global optimizer step post-hook, where torch lacks `_optimizer_step_code`."""
     _state["in_optimizer"] = max(_state["in_optimizer"] - 1, 0)
-    if not _state["optimizer_seen"]:
+    _end_step(optimizer)
+
+
+_SAMPLE_MASK = self_cost.SAMPLE_MASK
+
+
+def _end_step(optimizer) -> None:
+    # On every optimizer step of the program: one call below torch's step wrapper.
+    state = _state
+    if not state["optimizer_seen"]:
         # The backward passes before the first optimizer step were not steps of their own.
-        _state["optimizer_seen"] = True
-        _state["count"] -= _state.get("bcount", 0)
+        state["optimizer_seen"] = True
+        state["count"] -= state.get("bcount", 0)
     try:
-        if _state["count"] & self_cost.SAMPLE_MASK != self_cost.SAMPLE_MASK:
+        if state["count"] & _SAMPLE_MASK != _SAMPLE_MASK:
             stop = _record_step(optimizer, _monotonic())
         else:                   # the step this call ends is one the self-cost probe times
             started = _thread_time()
@@ -168,45 +185,61 @@ def _wrap_backward(tensor_cls) -> None:
     tensor_cls.backward = backward
 
 
-def _record_step(optimizer, now: float, stream=None) -> None:
-    # On every step of the program: kept to plain local and dict reads.
+def _record_step(optimizer, now: float, stream=None) -> bool:
+    # On every step of the program: kept to plain local and dict reads, the rare parts behind one
+    # comparison each.
     state = _state
     batches = _loader_state["batches"]
     first_forward = state["first_forward"]
     last_optimizer = state["last_optimizer"]
-    if (first_forward is None and last_optimizer is not None and last_optimizer != id(optimizer)
-            and batches == state["batches_at_step"]):
+    this_optimizer = id(optimizer) if optimizer is not None else None
+    same_batch = batches == state["batches_at_step"]
+    if first_forward is None and last_optimizer != this_optimizer and last_optimizer is not None and same_batch:
         # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
         # the same training step, not a new one.
         state["last_end"] = now
         return False
     if state["armed"] is not None:
         _disarm()
-    last_end = state["last_end"]
-    stream = stream or state["stream"]
+    rows = (stream or state["stream"]).pending
     backward, state["backward_s"] = state["backward_s"], 0.0
-    rows = stream.pending
-    if first_forward is not None and last_end is not None:
-        # The host time before the forward, and this thread's CPU in it.
-        rows.append((now, first_forward - last_end, state["forward_cpu"], backward, state["forward_held"]))
-    else:
+    if first_forward is None:
         rows.append((now, None, None, backward, None))
+    else:
+        state["first_forward"] = None
+        last_end = state["last_end"]
+        if last_end is not None:
+            # The host time before the forward and this thread's CPU in it, times the steps it stands for.
+            weight = state["forward_weight"]
+            rows.append((now, (first_forward - last_end) * weight, state["forward_cpu"] * weight, backward,
+                         state["forward_held"] * weight))
+        else:
+            rows.append((now, None, None, backward, None))
     if len(rows) >= PENDING_LIMIT:
-        stream.drain()
+        (stream or state["stream"]).drain()
     count = state["count"] = state["count"] + 1
     if now >= state["hooks_due"] or count == 1:
         _run_hooks(state, now)
     if _memory_state["cuda"] is not None or not 0.0 <= now - _memory_state["rss_at"] < memory.RSS_EVERY_S \
-            or (optimizer is not None and id(optimizer) not in _memory_state["seen"]):
+            or (this_optimizer != last_optimizer and this_optimizer not in _memory_state["seen"]):
         _on_memory(optimizer, now)      # (asked here first: a call per step costs more than the question)
     state["last_end"] = now
-    state["last_optimizer"] = id(optimizer) if optimizer is not None else None
-    state["first_forward"] = None
+    if this_optimizer != last_optimizer:
+        state["last_optimizer"] = this_optimizer
     # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
     # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
-    if batches == state["batches_at_step"]:
-        _arm()
-    state["batches_at_step"] = batches
+    if same_batch:
+        # The first FORWARD_ALWAYS such steps are all timed, then one of each FORWARD_EVERY, whose
+        # row stands for the others; which one is scrambled, so that work every 2nd or 4th step is
+        # neither always nor never seen.
+        eligible = state["eligible"] = state["eligible"] + 1
+        if eligible <= FORWARD_ALWAYS or eligible == state["forward_pick"]:
+            state["forward_weight"] = 1 if eligible <= FORWARD_ALWAYS else FORWARD_EVERY
+            _arm()
+        if not eligible & FORWARD_MASK:
+            state["forward_pick"] = eligible + 1 + ((eligible * 2654435761) >> 13 & FORWARD_MASK)
+    else:
+        state["batches_at_step"] = batches
     if not count & TICK_EVERY:
         _tick(now)
     if state["stop_at"] != 0:
@@ -368,5 +401,6 @@ def _reset_in_child() -> None:
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S,
+                  eligible=0, forward_weight=1, forward_pick=0,
                   hooks_due=0.0,
                   stop_at=None)

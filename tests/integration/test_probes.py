@@ -81,6 +81,17 @@ def test_a_handwritten_batching_loop_is_timed_before_the_first_forward(tmp_path)
     assert report["dataloaders"] == []
 
 
+def test_a_handwritten_loops_data_wait_is_whole_though_most_steps_go_untimed(tmp_path):
+    # 400 steps: the first 64 timed, then one in 4 standing for four. The program's own timing of
+    # its preparation (every step after the first: the measured window) is the truth.
+    times = tmp_path / "prepared.json"
+    got, report = run_report(tmp_path, os.path.join(PROGRAMS, "timed_gap_loop.py"), str(times))
+    steps = report["steps"]
+    assert steps["count"] == 400 and steps["data_wait_source"] == "before-first-forward"
+    truth = sum(load_json(times)[1:])
+    assert steps["data_wait_s"] == pytest.approx(truth, rel=0.12)
+
+
 def test_hdf5_files_report_chunks_and_the_cache_in_effect(tmp_path):
     got, report = run_report(tmp_path, os.path.join(PROGRAMS, "hdf5_tiny_cache.py"), str(tmp_path))
     (entry,) = report["hdf5"]

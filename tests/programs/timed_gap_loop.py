@@ -1,0 +1,26 @@
+"""No DataLoader: each of 400 steps prepares its batch by hand for a varying time (1 to 3 ms of
+sleep and list work) before the forward, and writes how long each preparation took to the file
+named by argv[1], so that the report's before-first-forward data wait can be checked against it."""
+import json
+import sys
+import time
+
+import torch
+from torch import nn
+
+torch.manual_seed(0)
+model = nn.Linear(8, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+prepared = []
+for step in range(400):
+    began = time.perf_counter()
+    time.sleep(0.001 * (1 + step % 3))
+    batch = torch.tensor([[float((step + i) % 7) for i in range(8)] for _ in range(4)])
+    prepared.append(time.perf_counter() - began)
+    loss = model(batch).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+with open(sys.argv[1], "w") as out:
+    json.dump(prepared, out)
+print("done")
