@@ -71,6 +71,7 @@ class Evidence:
     ddp_syncs_per_step: float = None      # DDP gradient all-reduces per optimizer step (analysis.ddp_syncs)
     step_spread: float = None             # how far the measured steps' time spreads: p90 over median, minus 1
     program: dict = None                  # the run's command and its script's own options (analysis.script_flags)
+    other_cores: float = None             # cores other processes kept busy over the steps, when notable
 
     @property
     def inline_producer(self) -> bool:
@@ -173,6 +174,9 @@ def _read_system(ev: Evidence, system: dict) -> None:
     ev.throttled_share = limit.get("throttled_share")
     ev.open_files_limit = memory.get("open_files_limit")
     ev.process_rss = job.get("process_rss_peak_bytes")
+    others = system.get("others") or {}
+    if others.get("notable"):
+        ev.other_cores = others.get("other_cores")
 
 
 def _read_producer(ev: Evidence, producer: dict) -> None:

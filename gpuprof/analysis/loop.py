@@ -71,7 +71,15 @@ def _gap_waits(boundaries, phases, start):
     # previous step's kernels, an .item()) are not batch preparation.
     device_wait = min(total(gaps, "fw"), total(gaps, "f"))
     data_wait = total(gaps, "f") - device_wait
-    return data_wait, device_wait, (min(total(gaps, "fc") / data_wait, 1.0) if data_wait > 0 else None)
+    return data_wait, device_wait, _gap_cpu_share(gaps)
+
+
+def _gap_cpu_share(gaps):
+    """The CPU share of the batch preparation, over the gaps whose thread CPU was read (the step
+    probe reads it only while gaps are long enough to matter), or None."""
+    timed = [e for e in gaps if "fc" in e]
+    preparation = total(timed, "f") - min(total(timed, "fw"), total(timed, "f"))
+    return min(total(timed, "fc") / preparation, 1.0) if timed and preparation > 0 else None
 
 
 def analyse_loop(steps, batches, loaders, warmup_steps: int = 0, backward_steps=(), eval_phases=()) -> dict:

@@ -1,8 +1,8 @@
 """gpuprof's own CPU inside one process of the job, written once at its exit: the CPU of gpuprof's
 threads there (the stack sampler, the event file's flush timer; read from /proc/self/task while
 they still run), and the probes' hot paths (a step's end, a batch taken, a batch fetched) timed on
-one call in SAMPLE_EVERY, their mean times the calls. Measured, so the report's figure follows the
-code as it is, not as it was benchmarked."""
+one call in SAMPLE_EVERY (a step's end: one in steps.STEP_SAMPLE_EVERY), their mean times the
+calls. Measured, so the report's figure follows the code as it is, not as it was benchmarked."""
 
 import os
 import threading

@@ -41,7 +41,7 @@ STEP_FIELDS = kinds.columns(kinds.STEP)
 FIRST_HOOK_GAP_S = 0.125
 
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
-          "eligible": 0, "forward_weight": 1, "forward_pick": 0,
+          "eligible": 0, "forward_weight": 1, "forward_pick": 0, "gap_cpu": True,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
@@ -88,6 +88,9 @@ TICK_EVERY = 63            # steps between asks whether the event file is due a 
 #: then of one step in FORWARD_EVERY (the hook's slow path through nn.Module costs microseconds).
 FORWARD_ALWAYS, FORWARD_EVERY = 64, 4
 FORWARD_MASK = FORWARD_EVERY - 1
+#: From the gaps this long on, the thread's CPU in a timed gap is read too (what share of the
+#: batch's preparation ran on the CPU); a shorter gap is no data wait worth a verdict.
+GAP_CPU_FROM_S = 50e-6
 
 
 def _patch_step_end(optimizer_cls) -> bool:
@@ -136,7 +139,10 @@ def _after_step(optimizer, args, kwargs) -> None:
     _end_step(optimizer)
 
 
-_SAMPLE_MASK = self_cost.SAMPLE_MASK
+#: One step end in this many is timed by the self-cost probe (two thread-CPU reads, which cost more
+#: in a training loop than in isolation): fewer than batches, as steps are the more frequent call.
+STEP_SAMPLE_EVERY = 64
+_SAMPLE_MASK = STEP_SAMPLE_EVERY - 1
 
 
 def _end_step(optimizer) -> None:
@@ -210,9 +216,9 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
         last_end = state["last_end"]
         if last_end is not None:
             # The host time before the forward and this thread's CPU in it, times the steps it stands for.
-            weight = state["forward_weight"]
-            rows.append((now, (first_forward - last_end) * weight, state["forward_cpu"] * weight, backward,
-                         state["forward_held"] * weight))
+            weight, cpu = state["forward_weight"], state["forward_cpu"]
+            rows.append((now, (first_forward - last_end) * weight, cpu * weight if cpu is not None else None,
+                         backward, state["forward_held"] * weight))
         else:
             rows.append((now, None, None, backward, None))
     if len(rows) >= PENDING_LIMIT:
@@ -309,20 +315,21 @@ _ARM_KEY = -1      # the forward pre-hook's key in torch's global table (torch's
 def _arm() -> None:
     _state["arm_held"] = device_wait.held[0]
     compiled = list(_compiled) if _compiled_seen[0] else None
+    cpu = _thread_time() if _state["gap_cpu"] else None
     if compiled:
-        _state["arm_cpu"] = time.thread_time()
+        _state["arm_cpu"] = cpu
         _state["armed"] = [module.register_forward_pre_hook(_first_forward) for module in compiled]
         return
     table = _state.get("global_pre_hooks")
     if table is not None and _ARM_KEY not in table:
         # Straight into the table: no handle object per step.
         table[_ARM_KEY] = _first_forward
-        _state["arm_cpu"] = time.thread_time()
+        _state["arm_cpu"] = cpu
         _state["armed"] = _ARM_KEY
         return
     register = _state["register_pre_hook"]
     if register is not None:
-        _state["arm_cpu"] = time.thread_time()
+        _state["arm_cpu"] = cpu
         _state["armed"] = [register(_first_forward)]
 
 
@@ -336,10 +343,17 @@ def _disarm() -> None:
 
 
 def _first_forward(module, inputs):
-    if _state["first_forward"] is None:
-        _state["first_forward"] = time.monotonic()
-        _state["forward_cpu"] = time.thread_time() - _state.get("arm_cpu", 0.0)
-        _state["forward_held"] = device_wait.held[0] - _state.get("arm_held", 0.0)
+    state = _state
+    if state["first_forward"] is None:
+        now = state["first_forward"] = _monotonic()
+        arm_cpu = state.get("arm_cpu")
+        state["forward_cpu"] = _thread_time() - arm_cpu if arm_cpu is not None else None
+        state["forward_held"] = device_wait.held[0] - state.get("arm_held", 0.0)
+        # The thread's CPU in the next gap is read (two system calls, microseconds each in a
+        # training loop) only while the gaps are long enough for it to matter.
+        last_end = state["last_end"]
+        state["gap_cpu"] = state["eligible"] <= FORWARD_ALWAYS or last_end is None or \
+            now - last_end >= GAP_CPU_FROM_S
     _disarm()           # the pre-hooks stay registered for one call only
     return None
 
@@ -401,6 +415,6 @@ def _reset_in_child() -> None:
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S,
-                  eligible=0, forward_weight=1, forward_pick=0,
+                  eligible=0, forward_weight=1, forward_pick=0, gap_cpu=True,
                   hooks_due=0.0,
                   stop_at=None)

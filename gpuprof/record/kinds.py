@@ -76,7 +76,7 @@ KINDS = _declare(
                        "CPU, summed since sampling began"),
     Kind("step_limit", "gpuprof stopped the program after --steps measured steps"),
     Kind("self_cost", "gpuprof's own CPU in this process, at its exit: its threads' CPU seconds (threads_s), and "
-                      "per hot path (step, batch, fetch) the calls, the calls timed (one in 16, by thread CPU) and "
+                      "per hot path (step, batch, fetch) the calls, the calls timed (one in 16, a step's end one in 64, by thread CPU) and "
                       "their seconds (hooks), with the estimate for all calls (hooks_s)"),
     Kind("startup_samples", "the thread that imported torch, sampled from that import to the end of the first step: "
                             "seconds per part of the start-up (imports, dataset, model load, ...) and the user's line"),

@@ -164,6 +164,10 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     stopped = events_of_kind(groups, kinds.STEP_LIMIT)
     exit_code, outcome = how_it_ended(meta, stopped)
     system = _with_window_cores(system, record, probes["steps"])
+    # Other processes' cores over the measured steps: the verdict weighs what they took from the job.
+    others = others_during(record.get("system") or {}, probes["steps"].get("window_start"),
+                           probes["steps"].get("window_end"))
+    system = dict(system, others=others)
     memory = _memory_section(groups, probes, system, meta)
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
                     probe_gap=probe_gap, memory=memory, program_options=program_options(meta))
@@ -173,9 +177,6 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     judged = classify(sections, nothing_to_judge(meta, sections["steps"], probes_on and bool(processes), system,
                                                  events_of_kind(groups, kinds.RAY_CLUSTER)),
                       steps_judged=ranks["judged"] if ranks is not None else None)
-    others = others_during(record.get("system") or {}, probes["steps"].get("window_start"),
-                           probes["steps"].get("window_end"))
-    system = dict(system, others=others)
     verdict = with_busy_machine(judged["verdict"], others)
     advice = advice_for(judged, memory, probes)
     if ranks is not None:

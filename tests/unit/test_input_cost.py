@@ -139,3 +139,38 @@ def test_no_input_cost_no_decode_fix():
 def test_a_png_gets_no_draft_key():
     fix = decode_fix(with_images(busy_workers(producer_cores=0.6), fmt="PNG"))
     assert fix is not None and fix["change"] is None and "draft" not in fix["detail"].split(":")[1].split(";")[0]
+
+
+def beside_other_processes(wait, training_wait, other_cores, producer_cores=0.4):
+    """A single-process loader on 2 cores whose machine other processes kept busy (system.others)."""
+    data = sections(wait=wait, workers=0, cpu=0.9, cores_busy=0.9, idle=0.0)
+    producer = data["dataloaders"][0]["producer"]
+    producer["cpu_s"] = producer_cores * data["steps"]["window_s"]
+    producer["wall_s"] = producer["cpu_s"] / 0.9
+    data["steps"]["training_cpu"] = {"run_s": 2.0, "wait_s": 2.0, "wait_share": training_wait, "threads": 4}
+    data["system"]["others"] = {"other_cores": other_cores, "cpu_count": 2, "share": other_cores / 2,
+                                "notable": other_cores >= 0.5, "over": "steps"}
+    return data
+
+
+def test_beside_other_processes_the_wait_is_judged_without_the_cores_they_took():
+    # An input-bound job (88% waiting alone) beside a CPU hog: its two intra-op threads waited for a
+    # core 52% of the time, the wait fell to 29% and compute took the rest. Without the hog's part of
+    # compute, the wait is 41% of a step: the input, as on a quiet machine.
+    verdict, _ = advised(beside_other_processes(wait=0.29, training_wait=0.52, other_cores=1.14))
+    assert verdict["bottleneck"] == "input.cpu"
+    alone = verdict["evidence"]["wait_share_job_alone"]
+    # compute 0.71 less the hog's part of the training's wait: 0.52 x 1.14 / (1.14 + 0.4)
+    own = 0.71 * (1 - 0.52 * 1.14 / 1.54)
+    assert alone == pytest.approx(0.29 / (0.29 + own), abs=0.01) and verdict["share"] == pytest.approx(alone, abs=0.01)
+    assert verdict["summary"].startswith("Input-bound: 29% of each step waits on")
+    assert "other processes held 1.1 of 2 cores" in verdict["summary"]
+
+
+def test_the_same_figures_on_a_quiet_machine_stay_compute():
+    # Without other processes, the training's wait for a core is the job's own: nothing is taken out.
+    verdict, _ = advised(beside_other_processes(wait=0.29, training_wait=0.52, other_cores=0.1))
+    assert verdict["bottleneck"] == "compute"
+    # ... and a small wait stays compute however busy the machine: it is not the largest part.
+    verdict, _ = advised(beside_other_processes(wait=0.16, training_wait=0.3, other_cores=1.0))
+    assert verdict["bottleneck"] == "compute"

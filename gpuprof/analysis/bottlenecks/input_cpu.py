@@ -79,6 +79,25 @@ def evaluate_contended(ev):
     return Finding(ID, cost, confidence, evidence, reason)
 
 
+def job_alone_wait(ev):
+    """On a machine where other processes held notable cores, the data wait's share of a step
+    without the time the training threads waited for the cores those processes held, or None.
+
+    A busy machine slows compute more than the input: each op of an intra-op-parallel step waits for
+    its slowest thread, and a thread that another process keeps off a core holds up the op, while a
+    single-threaded worker only runs slower. The training threads' wait for a core (schedstat) is
+    split between the job's producers and the other processes by the cores each kept busy; the
+    others' part is taken out of the compute time, as it is no work of the job's."""
+    others, wanted = ev.other_cores, ev.training_cpu_wait
+    if not others or not wanted or ev.wait_share is None:
+        return None
+    by_others = others / (others + (ev.producer_cores or 0.0))
+    compute = max(1.0 - ev.wait_share - (ev.copy_share or 0.0), 0.0)
+    own_compute = compute * (1.0 - wanted * by_others)
+    alone = ev.wait_share / (ev.wait_share + own_compute) if ev.wait_share + own_compute > 0 else None
+    return alone if alone is not None and alone > ev.wait_share else None
+
+
 def evaluate(ev):
     if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "cpu":
         return None
@@ -92,7 +111,15 @@ def evaluate(ev):
     elif ev.contended:
         state = (f"CPU-bound, with threads waiting for a core {ev.cpu_pressure:.0%} of the time though "
                  f"{ev.idle_cores:.1f} of {ev.cpu_count} cores are idle")
-    return Finding(ID, ev.wait_share, confidence, input_evidence(ev), who(ev, state))
+    alone = job_alone_wait(ev)
+    if alone is None:
+        return Finding(ID, ev.wait_share, confidence, input_evidence(ev), who(ev, state))
+    evidence = dict(input_evidence(ev), wait_share_job_alone=rounded(alone),
+                    training_waiting_for_cpu=rounded(ev.training_cpu_wait))
+    reason = (f"{who(ev, state)}; other processes held {ev.other_cores:.1f} of {ev.cpu_count} cores and the "
+              f"training's threads waited for a core {ev.training_cpu_wait:.0%} of the time they wanted one: "
+              f"without the time those processes took, about {alone:.0%} of each step would be the wait")
+    return Finding(ID, alone, confidence, evidence, reason)
 
 
 def wins(finding) -> bool:

@@ -91,4 +91,6 @@ def waits_on(label: str, finding) -> str:
     costs CPU rather than a wait, and says so."""
     if finding.evidence.get("contended"):
         return f"Input-bound (contended): {finding.reason}."
+    if finding.evidence.get("wait_share_job_alone") is not None:     # a busy machine: the wait as measured
+        return f"{label}: {finding.evidence['data_wait_share']:.0%} of each step waits on {finding.reason}."
     return f"{label}: {finding.share:.0%} of each step waits on {finding.reason}."
