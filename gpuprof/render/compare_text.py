@@ -47,7 +47,8 @@ def step_text(s: dict) -> str:
     span = f"{seconds(s['interval_s'][0])} to {seconds(s['interval_s'][1])}; " if s.get("interval_s") else ""
     runs = f"{s['runs']} runs" if s["runs"] > 1 else "1 run"
     steady = f", {s['steady_steps']} steady steps" if s.get("steady_steps") else ""
-    return f"{seconds(s['step_s'])}{noise} ({span}{runs}{steady})"
+    kind = "mean " if s.get("statistic") == "mean" else ""
+    return f"{kind}{seconds(s['step_s'])}{noise} ({span}{runs}{steady})"
 
 
 def rate_text(s: dict) -> str:
