@@ -60,5 +60,5 @@ def test_the_report_line_gives_the_share_its_bound_and_the_phases():
     env = analyse_environment([ENV], sums(rate=0.115), loop())["environment"]
     [line] = environment_notes(env)
     assert "SyncVectorEnv of 4 CartPole-v1 at ppo.py:210" in line and "took 11.5% of the training time" in line
-    assert "made free: at most 1.13x" in line and "collection (the rollout) 94%" in line
+    assert "made free: about 1.13x by its own time" in line and "collection (the rollout) 94%" in line
     assert environment_notes(None) == [] and environment_notes(dict(env, share=None)) == []
