@@ -20,15 +20,20 @@ def notable(other_cores, cpu_count) -> bool:
 def machine_during(report) -> dict:
     """What a report's system summary says the machine did over its run: cores other processes kept
     busy (the machine's busy share of its cores less the job's own), steal, disk reads, and what the
-    job itself read from disk. For a report saved before `system.others`, and for `try`'s rounds."""
+    job itself read from disk. The cores are the report's `system.others` (over the measured steps)
+    where it has them, so that `try`, `compare` and the report give one figure; for a report saved
+    before `system.others`, the run's averages."""
     system = (report or {}).get("system") or {}
     cpu = system.get("cpu") or {}
     job = system.get("job") or {}
     cores = system.get("cpu_count") or 1
+    others = system.get("others") or {}
     busy = None
     if cpu.get("idle") is not None:
         busy = max(0.0, 1.0 - (cpu.get("idle") or 0.0) - (cpu.get("iowait") or 0.0)) * cores
     other = max(0.0, busy - (job.get("cores_busy") or 0.0)) if busy is not None else None
+    if others.get("other_cores") is not None:
+        other, cores = others["other_cores"], others.get("cpu_count") or cores
     return {"other_cores": round(other, 2) if other is not None else None, "cpu_count": cores,
             "steal": cpu.get("steal"), "disk_read_mb_s": (system.get("disk") or {}).get("read_mb_s"),
             "job_read_bytes": job.get("read_bytes")}

@@ -1,6 +1,7 @@
 """Other processes' cores during the measured steps: from the machine's CPU columns less the job's
 own, said beside the verdict with a lower confidence when notable, and nothing on a quiet machine."""
 
+from gpuprof.analysis import machine_load
 from gpuprof.analysis.machine_load import notable, others_during, with_busy_machine
 
 
@@ -46,3 +47,14 @@ def test_under_a_limit_the_note_speaks_of_the_hosts_cores():
     others = others_during(limited, 2.0, 9.0)
     assert others["notable"] and others["job_cores"] == 1
     assert "1.8 of the host's 2 cores busy" in with_busy_machine(VERDICT, others)["busy_machine"]
+
+
+def test_try_and_the_report_give_one_figure_for_the_cores_others_held():
+    # The run's averages say 1.5 other cores (idle 10% of 2 cores, the job 0.3); over the measured
+    # steps the report's system.others says 0.7: try's rounds read the report's figure.
+    report = {"system": {"cpu_count": 2, "cpu": {"idle": 0.1, "iowait": 0.0}, "job": {"cores_busy": 0.3},
+                         "others": {"other_cores": 0.7, "cpu_count": 2, "share": 0.35, "notable": True,
+                                    "over": "steps"}}}
+    assert machine_load.machine_during(report)["other_cores"] == 0.7
+    del report["system"]["others"]
+    assert machine_load.machine_during(report)["other_cores"] == 1.5
