@@ -38,16 +38,24 @@ def ask_torch_where_jobs_run(hold: bool = False) -> tuple:
     for python in (default_python(), sys.executable):
         if answers and (not answers[-1].get("error") or same_environment(python, answers[-1]["python"])):
             break
+        before = listed_pids(running_pids()) if hold else None
         with TorchChild(python, hold=hold) as child:
             answers.append(child.facts)
             if hold:
-                pid_check = check_pids(child.facts)
+                pid_check = check_pids(child.facts, before=before)
     return answers, pid_check
 
 
-def check_pids(child: dict, read=running_pids, wait_s: float = PID_WAIT_S, sleep=time.sleep) -> dict:
+def listed_pids(listed) -> set:
+    """The PIDs in a {uuid: [pids]} process list (None: none)."""
+    return {p for found in (listed or {}).values() for p in found}
+
+
+def check_pids(child: dict, read=running_pids, wait_s: float = PID_WAIT_S, sleep=time.sleep, before=None) -> dict:
     """Whether NVML's process list shows the PIDs of this namespace, read while `child` (a torch
-    child's facts) holds a CUDA context: {"state": "ok" | "host" | "none" | "unchecked", "pid", "why"}."""
+    child's facts) holds a CUDA context: {"state": "ok" | "host" | "none" | "unchecked", "pid", "why"}.
+    `before`, the PIDs listed before the child made its context: a PID new since then that is not
+    the child's is its context under another namespace's number, so there is nothing to wait for."""
     pid = child.get("pid")
     if not child.get("holding"):
         why = child.get("cuda_error") or ("torch has no CUDA in " + str(child.get("python"))
@@ -56,12 +64,13 @@ def check_pids(child: dict, read=running_pids, wait_s: float = PID_WAIT_S, sleep
     state = "none"
     deadline = time.monotonic() + wait_s
     while True:
-        listed = read() or {}
-        pids = {p for found in listed.values() for p in found}
+        pids = listed_pids(read())
         if pid in pids:
             return {"state": "ok", "pid": pid}
         if pids:
             state = "host"
+            if before is not None and pids - set(before):
+                return {"state": state, "pid": pid}
         if time.monotonic() >= deadline:
             return {"state": state, "pid": pid}
         sleep(0.2)

@@ -26,6 +26,9 @@ def doctor(simulated: bool = False, verify: bool = False, scenarios=(), keep: st
     chosen = choose(list(scenarios or []), real_only=verify) if (simulated or verify) else []
     if simulated:
         return run_scenarios(chosen, _python_with_torch(), None, keep, json_path)
+    if verify and not _nvml_sees_a_gpu():
+        error(NO_GPU)
+        return 2
     from gpuprof.doctor import checks
     from gpuprof.doctor.gather import gather
     from gpuprof.doctor.lines import fancy, render
@@ -44,6 +47,13 @@ def doctor(simulated: bool = False, verify: bool = False, scenarios=(), keep: st
         return 0
     from gpuprof.doctor.runner import machine_at_hand
     return run_scenarios(chosen, python, machine_at_hand(facts["nvml"]), keep, json_path)
+
+
+def _nvml_sees_a_gpu() -> bool:
+    """--verify refuses a machine without a GPU before the checks (torch in child processes, the peak
+    benchmark) spend seconds on facts it would not print."""
+    from gpuprof.doctor.nvml_facts import read_nvml
+    return bool(read_nvml().get("gpus"))
 
 
 def run_scenarios(chosen: list, python: str, machine, keep, json_path) -> int:

@@ -3,6 +3,8 @@ and the scenario runner on a scenario file of the user's own, on the simulated d
 
 import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -160,26 +162,55 @@ def test_a_gpu_scenario_of_ones_own_on_the_simulated_device(tmp_path):
     assert (kept / "machine" / "machine.json").is_file() and (kept / "report.json").is_file()
 
 
+PID_MODES = {"same": "NVML's process list: ok", "host": "NVML's process list: host PIDs",
+             "none": "NVML's process list: no process list"}
+
+
+def mig_machine():
+    return simgpu.Machine(gpus=[simgpu.Gpu(), simgpu.Gpu(name="NVIDIA A100-SXM4-80GB", gpm=False,
+                                                         mig=[simgpu.MigInstance(), simgpu.MigInstance()])])
+
+
+@pytest.fixture(scope="module")
+def simulated_doctors(tmp_path_factory):
+    """`gpuprof doctor` on four simulated machines (a MIG one, and one per way NVML lists PIDs), all
+    started at once: each mostly waits on its children (torch, the PID check, the peak benchmark),
+    and each machine and peak cache is its own. {name: (machine, returncode, stdout, stderr)}."""
+    root = tmp_path_factory.mktemp("doctors")
+    machines = {"mig": mig_machine(), **{mode: simgpu.Machine(pid_mode=mode) for mode in PID_MODES}}
+    children = {}
+    for name, machine in machines.items():
+        env = simgpu.environment(machine.create(str(root / name / "machine")),
+                                 env_with_source({"NO_COLOR": "1", "XDG_CACHE_HOME": str(root / name / "cache")}))
+        if name == "mig":
+            env["CUDA_VISIBLE_DEVICES"] = machine.gpus[1].mig[1].uuid
+        children[name] = subprocess.Popen([sys.executable, "-m", "gpuprof", "doctor"], cwd=str(root / name), env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = {}
+    for name, child in children.items():
+        try:
+            stdout, stderr = child.communicate(timeout=240)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            stdout, stderr = child.communicate()
+        done[name] = (machines[name], child.returncode, stdout, stderr)
+    return done
+
+
 @needs_nvml_face
-def test_doctor_reads_a_simulated_machine_through_nvml(tmp_path):
-    machine = simgpu.Machine(gpus=[simgpu.Gpu(), simgpu.Gpu(name="NVIDIA A100-SXM4-80GB", gpm=False,
-                                                             mig=[simgpu.MigInstance(), simgpu.MigInstance()])])
-    env = simgpu.environment(machine.create(str(tmp_path / "machine")), env_with_source({"NO_COLOR": "1"}))
-    env["CUDA_VISIBLE_DEVICES"] = machine.gpus[1].mig[1].uuid
-    got = gpuprof("doctor", cwd=str(tmp_path), env=env, timeout=120)
-    assert got.returncode == 0, got.stderr
-    assert "+ NVML works: driver 550.54.15, CUDA driver 12.4" in got.stdout
-    assert f"+ GPU 0: NVIDIA H100 80GB HBM3  {machine.uuid(0)}" in got.stdout
-    assert "MIG mode: on, 2 MIG device(s)" in got.stdout and machine.gpus[1].mig[0].uuid in got.stdout
-    assert f"+ cuda:0 = NVML GPU 1: " in got.stdout and f"{machine.gpus[1].mig[1].uuid}" in got.stdout
+def test_doctor_reads_a_simulated_machine_through_nvml(simulated_doctors):
+    machine, status, stdout, stderr = simulated_doctors["mig"]
+    assert status == 0, stderr
+    assert "+ NVML works: driver 550.54.15, CUDA driver 12.4" in stdout
+    assert f"+ GPU 0: NVIDIA H100 80GB HBM3  {machine.uuid(0)}" in stdout
+    assert "MIG mode: on, 2 MIG device(s)" in stdout and machine.gpus[1].mig[0].uuid in stdout
+    assert f"+ cuda:0 = NVML GPU 1: " in stdout and f"{machine.gpus[1].mig[1].uuid}" in stdout
 
 
 @needs_nvml_face
 @needs_cuda_face
-def test_doctor_tells_host_pids_from_its_own_with_a_cuda_process(tmp_path):
-    for mode, words in (("same", "NVML's process list: ok"), ("host", "NVML's process list: host PIDs"),
-                        ("none", "NVML's process list: no process list")):
-        folder = simgpu.Machine(pid_mode=mode).create(str(tmp_path / mode))
-        got = gpuprof("doctor", cwd=str(tmp_path), env=simgpu.environment(folder, env_with_source()), timeout=120)
-        assert got.returncode == 0, got.stderr
-        assert words in got.stdout, got.stdout
+@pytest.mark.parametrize("mode", sorted(PID_MODES))
+def test_doctor_tells_host_pids_from_its_own_with_a_cuda_process(simulated_doctors, mode):
+    _, status, stdout, stderr = simulated_doctors[mode]
+    assert status == 0, stderr
+    assert PID_MODES[mode] in stdout, stdout

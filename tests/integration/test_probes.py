@@ -111,11 +111,13 @@ def test_probes_off_leaves_only_the_sampler(tmp_path):
 
 
 @pytest.mark.torch
-@pytest.mark.parametrize("context", ["fork", "spawn", "forkserver"])
-@pytest.mark.parametrize("kind", ["map", "iterable"])
-def test_each_workers_fetches_are_credited_to_its_own_loader(tmp_path, context, kind):
+@pytest.mark.parametrize("kind, context", [("map", "fork"), ("map", "spawn"), ("map", "forkserver"),
+                                           ("iterable", "fork"), ("iterable", "spawn")])
+def test_each_workers_fetches_are_credited_to_its_own_loader(tmp_path, kind, context):
     """Two loaders over one Dataset class, the validation one built first: every start method,
-    map-style and iterable datasets alike."""
+    map-style and iterable datasets alike. The fetchers of both kinds are patched alike in every
+    worker; an iterable one under forkserver would repeat what spawn (a fresh interpreter) and
+    forkserver (with a map-style dataset) each show already."""
     pytest.importorskip("torch")
     script = os.path.join(PROGRAMS, "two_loaders.py")
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, context, kind, cwd=tmp_path, timeout=240)

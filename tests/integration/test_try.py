@@ -74,7 +74,8 @@ def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
     """gpuprof holds signals blocked after a run; a mask survives exec. Later runs of an experiment
     must not inherit it: persistent workers are ended by SIGTERM at exit, and a blocked SIGTERM
     left such a program waiting for them forever."""
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "2", "--max-rounds", "2", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
+    # One round is two runs, the baseline and the fix: whichever runs second starts after a run.
+    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
                   "--fix", "num-workers", "--json", "-", os.path.join(PROGRAMS, "signal_mask.py"),
                   cwd=str(tmp_path), timeout=240)
     assert got.returncode == 0, got.stderr

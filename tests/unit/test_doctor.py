@@ -254,6 +254,22 @@ def test_pid_check_reads_nvml_while_a_cuda_process_lives(listed, state):
     assert check_pids(holding(), read=read, wait_s=0.5, sleep=lambda s: None)["state"] == state
 
 
+def test_a_pid_new_since_before_the_context_is_its_host_number_at_once():
+    """A PID that appeared with the child's context answers "host" on the first read; one that was
+    listed before may be another job's, so the check waits for the child's own PID to show."""
+    reads = []
+
+    def read():
+        reads.append(1)
+        return {H100: [3004321, 99]}
+    assert check_pids(holding(), read=read, wait_s=30, sleep=lambda s: None, before={99})["state"] == "host"
+    assert len(reads) == 1
+    reads.clear()
+    assert check_pids(holding(), read=read, wait_s=0.05, sleep=lambda s: None,
+                      before={3004321, 99})["state"] == "host"
+    assert len(reads) > 1
+
+
 def test_pid_check_needs_a_cuda_process_and_says_what_gpuprof_does():
     check = check_pids({"pid": 5, "python": "/venv/bin/python"}, read=lambda: pytest.fail("NVML read"))
     assert check == {"state": "unchecked", "pid": 5, "why": "torch has no CUDA in /venv/bin/python"}
