@@ -1,5 +1,6 @@
 """Run gpuprof and plain python on the same program, as real child processes."""
 
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -38,6 +39,15 @@ def gpuprof(*args, cwd, env=None, timeout=180, input=None):
 def plain(*args, cwd, env=None, timeout=180, input=None):
     return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=timeout, input=input)
+
+
+def plain_beside_gpuprof(plain_args, gpuprof_args, cwd, env=None, timeout=180) -> tuple:
+    """(plain, gpuprof): the same program under plain python and under gpuprof, side by side, for
+    tests that compare what the two print and assert nothing on timings of the profiled run."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        expected = pool.submit(plain, *plain_args, cwd=cwd, env=env, timeout=timeout)
+        got = gpuprof(*gpuprof_args, cwd=cwd, env=env, timeout=timeout)
+        return expected.result(), got
 
 
 def load_json(path):

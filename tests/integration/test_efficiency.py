@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
+from tests.integration.helpers import env_with_source, gpuprof, load_json, plain_beside_gpuprof
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -40,9 +40,9 @@ def cache_env(tmp_path) -> dict:
 
 @pytest.mark.parametrize("kind", ["transformer", "cnn"])
 def test_the_count_leaves_the_loss_curve_alone_and_matches_a_hand_count(tmp_path, kind):
-    alone = plain(PROGRAM, kind, cwd=str(tmp_path))
-    got = gpuprof("run", "--out", str(tmp_path / "run"), "--peak-tflops", "0.5", PROGRAM, kind,
-                  cwd=str(tmp_path), env=cache_env(tmp_path), timeout=300)
+    alone, got = plain_beside_gpuprof([PROGRAM, kind],
+                                      ["run", "--out", str(tmp_path / "run"), "--peak-tflops", "0.5", PROGRAM, kind],
+                                      cwd=str(tmp_path), env=cache_env(tmp_path), timeout=300)
     assert got.returncode == 0, got.stderr
     assert got.stdout == alone.stdout and "step 7 loss" in got.stdout
     section = load_json(tmp_path / "run" / "report.json")["efficiency"]

@@ -80,20 +80,29 @@ def _gone_within(token: str, seconds: float) -> bool:
     return True
 
 
+def _waves() -> list:
+    """The patterns to run, in waves of up to ten runs side by side: each pattern once by default,
+    GPUPROF_TEST_REPEATS times when set (4 gives the full twenty runs, in two waves of ten)."""
+    repeats = max(1, int(os.environ.get("GPUPROF_TEST_REPEATS", "1")))
+    runs = PATTERNS * repeats
+    return [runs[start:start + 10] for start in range(0, len(runs), 10)]
+
+
 #: Pauses before the first TERM, the second TERM and the KILL: a burst, the second TERM while the job
 #: dies, while gpuprof writes the report, after it; a KILL soon after one TERM.
 PATTERNS = [(0, 0, 0), (0, 0.05, 0.1), (0, 0.3, 0.3), (0, 1.0, 1.0), (0.2, 0.0, 0.15)]
 
 
 def test_term_term_kill_leaves_no_process_of_the_job(tmp_path):
-    """Four runs of each of the five patterns (in two waves of ten side by side). When gpuprof ended
-    on its own, nothing of the job is left the moment it has gone; when the KILL took gpuprof
-    itself (which plain python could not survive either), the workers go within torch's own bound,
-    never reparented and forgotten."""
+    """Each of the five patterns, side by side (GPUPROF_TEST_REPEATS=4: four runs of each, in two
+    waves of ten, as docs/reliability.md says). When gpuprof ended on its own, nothing
+    of the job is left the moment it has gone; when the KILL took gpuprof itself (which plain
+    python could not survive either), the workers go within torch's own bound, never reparented
+    and forgotten."""
     killed = []
-    for _ in range(2):
+    for wave in _waves():
         runs = []
-        for pattern in PATTERNS + PATTERNS:
+        for pattern in wave:
             token = "job" + uuid.uuid4().hex[:10]
             runs.append((pattern, token, _start_loader(tmp_path, token)))
         for pattern, token, proc in runs:

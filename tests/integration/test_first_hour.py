@@ -1,6 +1,6 @@
 """What a new user meets first: the wrong interpreter explained, a report JSON rendered on its own,
-gpuprof's frames in a traceback marked as passing the call through, and a test suite that does not
-depend on the signal dispositions it was started with."""
+and a test suite that does not depend on the signal dispositions it was started with (a traceback
+through a DataLoader with no gpuprof frame in it: test_probe_cost)."""
 
 import json
 import os
@@ -86,17 +86,6 @@ def test_report_of_a_path_that_is_neither_says_so(tmp_path):
     (tmp_path / "other.json").write_text(json.dumps({"format": "something/1"}))
     got = gpuprof("report", str(tmp_path / "other.json"), cwd=tmp_path)
     assert got.returncode == 2 and "is not a gpuprof report" in got.stderr
-
-
-@pytest.mark.parametrize("workers", ["0", "2"])
-def test_a_users_traceback_through_the_dataloader_has_no_gpuprof_frame(tmp_path, workers):
-    pytest.importorskip("torch")
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), os.path.join(PROGRAMS, "worker_raises.py"), workers,
-                  cwd=tmp_path)
-    assert got.returncode == 1 and "ValueError: corrupt sample 37" in got.stderr
-    package = os.path.join(ROOT, "gpuprof") + os.sep          # gpuprof's own code, wherever the checkout is
-    frames = [line for line in got.stderr.splitlines() if line.strip().startswith("File ")]
-    assert frames and not [line for line in frames if package in line], got.stderr
 
 
 @pytest.mark.signals

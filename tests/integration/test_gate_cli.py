@@ -41,13 +41,13 @@ def test_a_slower_run_fails_the_regression_check_and_a_run_passes_against_itself
     script = os.path.join(PROGRAMS, "paced_steps.py")
     # 5 ms against 60 ms of paced compute: on a loaded machine a 20 ms step measured 44 ms (the rest of
     # the step waits for a core), so the two runs differ by far more than any load adds to both.
-    base = profiled(tmp_path, "base", script, "5")
-    slow = profiled(tmp_path, "slow", script, "60")
+    base = profiled(tmp_path, "base", script, "5", "30")
+    slow = profiled(tmp_path, "slow", script, "60", "30")
     got = gpuprof("gate", str(slow), "--baseline", str(base), "--max-regression", "0.15", JUDGE, cwd=tmp_path)
     assert got.returncode == 1, got.stderr
     assert gpuprof("gate", str(base), "--baseline", str(base), "--max-regression", "0.15", JUDGE,
                    cwd=tmp_path).returncode == 0
-    other = profiled(tmp_path, "other", os.path.join(ROOT, "examples", "compute_heavy.py"))
+    other = profiled(tmp_path, "other", "--steps", "3", os.path.join(ROOT, "examples", "compute_heavy.py"))
     refused = gpuprof("gate", str(other), "--baseline", str(base), "--max-regression", "0.15", cwd=tmp_path)
     assert refused.returncode == 2 and "different program" in refused.stderr
 

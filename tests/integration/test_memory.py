@@ -4,7 +4,7 @@ found with their causes, and an out-of-memory death leads the report with the pr
 import os
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import gpuprof, load_json, plain
+from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof
 
 
 def run(tmp_path, name, *args):
@@ -49,8 +49,7 @@ def test_workers_reading_a_python_list_grow_by_copy_on_write(tmp_path):
 
 def test_a_memory_error_leads_the_report_and_keeps_the_programs_status_and_traceback(tmp_path):
     program = os.path.join(PROGRAMS, "oom_training.py")
-    expected = plain(program, cwd=str(tmp_path))
-    got = gpuprof("run", "--out", str(tmp_path / "run"), program, cwd=str(tmp_path))
+    expected, got = plain_beside_gpuprof([program], ["run", "--out", str(tmp_path / "run"), program], cwd=str(tmp_path))
     assert got.returncode == expected.returncode == 1
     assert got.stderr.startswith(expected.stderr)               # the user's traceback, unchanged, first
     report = load_json(tmp_path / "run" / "report.json")

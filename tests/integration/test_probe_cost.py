@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.conftest import PROGRAMS, ROOT
-from tests.integration.helpers import gpuprof, load_json, plain
+from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -34,8 +34,8 @@ def test_the_probes_add_little_per_step_and_per_batch():
 def test_a_traceback_through_a_dataloader_has_no_gpuprof_frame(tmp_path, workers, context):
     pytest.importorskip("torch")
     args = [os.path.join(PROGRAMS, "worker_raises.py"), workers] + ([context] if context else [])
-    expected = plain(*args, cwd=tmp_path)
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), *args, cwd=tmp_path, timeout=120)
+    expected, got = plain_beside_gpuprof(args, ["run", "-q", "--out", str(tmp_path / "run"), *args], cwd=tmp_path,
+                                         timeout=120)
     assert expected.returncode == got.returncode == 1
     assert os.path.join(ROOT, "gpuprof") + os.sep not in got.stderr, got.stderr     # none of gpuprof's own code
 
@@ -46,15 +46,17 @@ def test_a_traceback_through_a_dataloader_has_no_gpuprof_frame(tmp_path, workers
         return [re.sub(r", line \d+,", ",", line) if "site-packages" in line else line for line in found]
 
     assert frames(got.stderr) == frames(expected.stderr) and frames(expected.stderr)
-    assert got.stderr.strip().splitlines()[-1] == expected.stderr.strip().splitlines()[-1]
+    assert got.stderr.strip().splitlines()[-1] == expected.stderr.strip().splitlines()[-1] == \
+        "ValueError: corrupt sample 37"
+    assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
 
 
 @pytest.mark.torch
 def test_torch_hook_tables_look_as_without_gpuprof(tmp_path):
     pytest.importorskip("torch")
     script = os.path.join(PROGRAMS, "optimizer_hooks.py")
-    expected = plain(script, cwd=tmp_path)
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, cwd=tmp_path, timeout=120)
+    expected, got = plain_beside_gpuprof([script], ["run", "-q", "--out", str(tmp_path / "run"), script], cwd=tmp_path,
+                                         timeout=120)
     assert got.returncode == expected.returncode == 0
     optimizer_lines = [line for line in got.stdout.splitlines() if not line.startswith("module forward")]
     assert optimizer_lines == [line for line in expected.stdout.splitlines() if not line.startswith("module forward")]

@@ -25,8 +25,15 @@ def run(tmp_path, program):
     return got, load_json(tmp_path / "run" / "report.json")
 
 
-def test_a_ppo_rollout_with_cheap_env_steps_reports_the_share_without_the_env_verdict(tmp_path):
-    got, report = run(tmp_path, "ppo_rollout.py")
+@pytest.fixture(scope="module")
+def ppo_rollout(tmp_path_factory):
+    """One profiled run of ppo_rollout.py, read by the tests that ask different things of it."""
+    folder = tmp_path_factory.mktemp("ppo_rollout")
+    return folder, run(folder, "ppo_rollout.py")
+
+
+def test_a_ppo_rollout_with_cheap_env_steps_reports_the_share_without_the_env_verdict(ppo_rollout):
+    tmp_path, (got, report) = ppo_rollout
     expected = plain(os.path.join(PROGRAMS, "ppo_rollout.py"), cwd=str(tmp_path))
     assert got.stdout == expected.stdout and "ppo_rollout: done" in got.stdout      # results unchanged
     env = report["environment"]
@@ -39,8 +46,8 @@ def test_a_ppo_rollout_with_cheap_env_steps_reports_the_share_without_the_env_ve
     assert any(note.startswith("environment stepping (SyncVectorEnv of 4 CartPole-v1") for note in report["notes"])
 
 
-def test_the_rollout_and_the_update_are_measured_phases_and_the_rollout_is_advised_first(tmp_path):
-    _, report = run(tmp_path, "ppo_rollout.py")
+def test_the_rollout_and_the_update_are_measured_phases_and_the_rollout_is_advised_first(ppo_rollout):
+    _, (_, report) = ppo_rollout
     phases = report["environment"]["phases"]
     assert phases["basis"].startswith("measured") and phases["count"] >= 8, phases
     parts = phases["parts"]
@@ -75,8 +82,11 @@ def test_a_slow_env_step_is_the_environment_verdict_with_its_fixes(tmp_path):
     assert report["environment"]["share"] > 0.5 and verdict["share"] == pytest.approx(report["environment"]["share"])
     ids = [a["id"] for a in report["advice"]]
     assert ids[:2] == ["vectorised-env", "async-vector-env"] and "more-envs-per-call" in ids
-    bound = 1 / (1 - report["environment"]["share"])
-    assert report["advice"][0]["estimated_speedup"] <= bound
+    # The env made free by its own time is inside the range; the high end allows for the collections
+    # of the garbage its steps leave, a few percent of the rest's time.
+    own = 1 / (1 - report["environment"]["share"])
+    estimate = report["advice"][0]["estimate"]
+    assert estimate["low"] <= own <= estimate["high"]
 
 
 def test_an_async_vector_env_is_timed_as_the_programs_wait_for_its_subprocesses(tmp_path):

@@ -24,12 +24,12 @@ def lines_of_the_dataset_loop() -> set:
 
 
 def test_a_slow_dataset_build_is_reported_beside_the_verdict_with_its_line(tmp_path):
-    got = gpuprof("run", "--out", str(tmp_path / "run"), "--", sys.executable, PROGRAM, "4",
+    got = gpuprof("run", "--out", str(tmp_path / "run"), "--", sys.executable, PROGRAM, "4", "2",
                   cwd=str(tmp_path), timeout=300)
     assert got.returncode == 0 and "slow setup done" in got.stdout, got.stderr
     report = load_json(tmp_path / "run" / "report.json")
     startup = report["startup"]
-    # 4 s of dataset building and torch's import, then about 4 s of training.
+    # 4 s of dataset building and torch's import, then about 2 s of training.
     assert startup["notable"] and startup["reached_first_step"] and startup["share"] >= 0.35, startup
     dataset = [p for p in startup["parts"] if p["part"] == "dataset"]
     assert dataset and dataset[0]["seconds"] >= 3.0, startup
@@ -50,12 +50,12 @@ def test_a_slow_dataset_build_is_reported_beside_the_verdict_with_its_line(tmp_p
 
 def test_spawned_workers_started_every_epoch_are_start_up_paid_again(tmp_path):
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--", sys.executable,
-                  os.path.join(PROGRAMS, "spawn_epochs.py"), "0.3", cwd=str(tmp_path), timeout=300)
+                  os.path.join(PROGRAMS, "spawn_epochs.py"), "0.3", "3", cwd=str(tmp_path), timeout=300)
     assert got.returncode == 0 and "spawn epochs done" in got.stdout, got.stderr
     report = load_json(tmp_path / "run" / "report.json")
     restarts = [f for f in report["findings"] if f["bottleneck"] == "setup" and "lost_s" in f["evidence"]]
     assert restarts, report["findings"]
     evidence = restarts[0]["evidence"]
-    assert evidence["epochs"] == 4 and evidence["context"] == "spawn" and evidence["worker_start_s"] >= 0.3
+    assert evidence["epochs"] == 3 and evidence["context"] == "spawn" and evidence["worker_start_s"] >= 0.3
     assert "import the main script again" in restarts[0]["reason"]
     assert "spawned-worker-imports" in [a["id"] for a in report["advice"]]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
+from tests.integration.helpers import env_with_source, gpuprof, load_json, plain_beside_gpuprof
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -20,9 +20,11 @@ def test_a_scripts_own_workers_option_is_the_first_line_of_the_num_workers_fix(t
     the run's own command with --workers set, the DataLoader change second; the program's output
     is what it prints without gpuprof."""
     program = os.path.join(PROGRAMS, "flagged_script.py")
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), program, "--epochs", "1", cwd=tmp_path)
+    expected, got = plain_beside_gpuprof([program, "--epochs", "1"],
+                                         ["run", "-q", "--out", str(tmp_path / "run"), program, "--epochs", "1"],
+                                         cwd=tmp_path)
     assert got.returncode == 0, got.stderr
-    assert got.stdout == plain(program, "--epochs", "1", cwd=tmp_path).stdout
+    assert got.stdout == expected.stdout
     report = load_json(tmp_path / "run" / "report.json")
     workers = next(a for a in report["advice"] if a["id"] == "num-workers")
     first, second = workers["snippet"].splitlines()[:2]

@@ -17,7 +17,7 @@ if mode == "closerange":
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     results = None
     step = 0
-    for epoch in range(4):
+    for epoch in range(3):
         for x, y in DataLoader(data, batch_size=4):
             loss = torch.nn.functional.mse_loss(model(x), y)
             optimizer.zero_grad()

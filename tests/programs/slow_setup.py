@@ -1,5 +1,6 @@
-"""A job that spends about half its run building its dataset (argv[1] seconds, default 4, in a
-function of its own) before a short DataLoader-fed training loop of about the same length."""
+"""A job that spends much of its run building its dataset (argv[1] seconds, default 4, in a
+function of its own) before a short DataLoader-fed training loop (argv[2] seconds, by default as
+long as the build)."""
 import sys
 import time
 
@@ -8,6 +9,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 SETUP_S = float(sys.argv[1]) if len(sys.argv) > 1 else 4.0
+TRAIN_S = float(sys.argv[2]) if len(sys.argv) > 2 else SETUP_S
 
 
 def build_dataset(seconds: float) -> TensorDataset:
@@ -35,5 +37,5 @@ def train(dataset, seconds: float) -> None:
 
 
 if __name__ == "__main__":
-    train(build_dataset(SETUP_S), SETUP_S)
+    train(build_dataset(SETUP_S), TRAIN_S)
     print("slow setup done")

@@ -1,5 +1,6 @@
 """Spawned DataLoader workers started again every epoch, in a script whose top level does slow
-work outside the `__main__` guard (argv[1] seconds, default 0.5): every worker runs it again."""
+work outside the `__main__` guard (argv[1] seconds, default 0.5): every worker runs it again.
+argv[2]: the epochs (default 4)."""
 import sys
 import time
 
@@ -24,7 +25,7 @@ if __name__ == "__main__":
     model = nn.Linear(16, 4)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     loader = DataLoader(Squares(), batch_size=8, num_workers=2, multiprocessing_context="spawn")
-    for epoch in range(4):
+    for epoch in range(int(sys.argv[2]) if len(sys.argv) > 2 else 4):
         for x, y in loader:
             loss = nn.functional.cross_entropy(model(x), y)
             optimizer.zero_grad()
