@@ -10,14 +10,15 @@ accumulation the optimizer steps are the steps.
 The end of a step is taken at the class level, from `Optimizer._optimizer_step_code` (which torch's
 step wrapper calls after every `step()`), so that no hook shows among the program's global optimizer
 hooks and no handle is made per step; where torch lacks that method, global optimizer step hooks do
-it. The forward pre-hook is put in torch's global hook table once per step and removes itself on
-its first call, so the model runs hook-free the rest of the step. It is a global
-module hook, except in a program that uses torch.compile, where it sits on each compiled module
-(a compiled module warns while any global hook exists). It is armed only in a loop that took no
-DataLoader batch during the step: on each of the first 64 such steps, then on one of each 4 (which
-one is scrambled), whose gap is recorded times 4 (it stands for the steps left untimed). A program that reads torch's global
-forward pre-hooks between a step's end and its next forward sees it there: the one trace of the
-probes a program can find, kept because a hook for one call is far cheaper than wrapping every
+it. The forward pre-hook is put in torch's global hook table once per timed step and removes itself
+on its first call, so the model runs hook-free the rest of the step. It is a global module hook,
+except in a program that uses torch.compile, where it sits on each compiled module (a compiled
+module warns while any global hook exists). It is armed only in a loop that took no DataLoader batch
+during the step: on each of the first 64 such steps, then on one of each 8 (which one is
+scrambled), whose gap is recorded times 8 (it stands for the steps left untimed): the hook sends
+that call through nn.Module's slow path, microseconds a step. A program that reads torch's global
+forward pre-hooks between a step's end and its next forward may see it there: the one trace of
+the probes a program can find, kept because a hook for one call is far cheaper than wrapping every
 module's call."""
 
 import os
@@ -86,7 +87,7 @@ _memory_state = memory._state
 TICK_EVERY = 63            # steps between asks whether the event file is due a flush, less one (a mask)
 #: Loops without a DataLoader: the first forward of each of the first FORWARD_ALWAYS steps is timed,
 #: then of one step in FORWARD_EVERY (the hook's slow path through nn.Module costs microseconds).
-FORWARD_ALWAYS, FORWARD_EVERY = 64, 4
+FORWARD_ALWAYS, FORWARD_EVERY = 64, 8
 FORWARD_MASK = FORWARD_EVERY - 1
 #: From the gaps this long on, the thread's CPU in a timed gap is read too (what share of the
 #: batch's preparation ran on the CPU); a shorter gap is no data wait worth a verdict.
@@ -95,11 +96,16 @@ GAP_CPU_FROM_S = 50e-6
 
 def _patch_step_end(optimizer_cls) -> bool:
     """End each step from `_optimizer_step_code`, called by torch's step wrapper after every
-    `step()`; the original still runs first (torch's profiler watches its code object). Whether a
+    `step()`; the original runs first while a profiler is on (torch's profiler watches its code
+    object). Whether a
     backward runs inside a step (an LBFGS closure) is read from the stack, and only until the first
     optimizer step: the wrapper's frame is on it."""
     original = getattr(optimizer_cls, "_optimizer_step_code", None)
     make_wrapper = getattr(optimizer_cls, "profile_hook_step", None)
+    # The original does nothing; torch's profiler watches its code object. Called only while a
+    # profiler runs (a C call asks), it costs no Python frame a step otherwise.
+    profiling = getattr(getattr(getattr(sys.modules.get("torch"), "_C", None), "_autograd", None),
+                        "_profiler_enabled", None) or (lambda: True)
     if original is None or make_wrapper is None:
         return False
     try:
@@ -108,7 +114,8 @@ def _patch_step_end(optimizer_cls) -> bool:
         return False
 
     def _optimizer_step_code(self):
-        original(self)  # gpuprof's probe: passes the call through unchanged
+        if profiling():
+            original(self)  # gpuprof's probe: passes the call through unchanged while a profiler looks
         _end_step(self)
 
     _optimizer_step_code.__wrapped__ = original
@@ -236,8 +243,8 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
     # through nn.Module.__call__) is armed only for loops that took no batch during the last step.
     if same_batch:
         # The first FORWARD_ALWAYS such steps are all timed, then one of each FORWARD_EVERY, whose
-        # row stands for the others; which one is scrambled, so that work every 2nd or 4th step is
-        # neither always nor never seen.
+        # row stands for the others; which one is scrambled, so that work every 2nd, 4th or 8th step
+        # is neither always nor never seen.
         eligible = state["eligible"] = state["eligible"] + 1
         if eligible <= FORWARD_ALWAYS or eligible == state["forward_pick"]:
             state["forward_weight"] = 1 if eligible <= FORWARD_ALWAYS else FORWARD_EVERY
