@@ -29,8 +29,7 @@ _state = {"next": 0, "starting": None, "active": None, "batches": 0, "generation
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
-_io = {"previous": None, "last": -1.0, "slow": True,
-       "whole": None}      # whole: this process has intra-op threads beside the fetching one (None: not asked yet)
+_io = {"previous": None, "last": -1.0, "slow": True}
 #: The run-queue wait (two /proc reads, most of the probe's cost per batch) is read for a fetch when
 #: the previous one took at least this long: a faster one has no wait for a CPU worth knowing.
 QUEUE_READ_FROM_S = 0.001
@@ -297,12 +296,7 @@ def _patch_fetch(cls, torch) -> None:
             probe_cpu = -thread_time()
         before = _getrusage(_RUSAGE_THREAD)
         queued_before = _runqueue_wait() if _io["slow"] else None
-        whole = _io["whole"]
-        if whole is None:
-            # A worker runs one intra-op thread (torch sets it): the process's CPU is then the
-            # thread's, and two system calls a batch are saved.
-            whole = _io["whole"] = _intra_op_threads(torch) > 1
-        process_before = process_time() if whole else None
+        process_before = process_time()
         if sampled:
             probe_cpu += thread_time()
         start = perf_counter()
@@ -314,11 +308,9 @@ def _patch_fetch(cls, torch) -> None:
         end = perf_counter()
         if sampled:
             probe_cpu -= thread_time()
-        process_cpu = process_time() - process_before if whole else None
+        process_cpu = process_time() - process_before
         after = _getrusage(_RUSAGE_THREAD)
         try:
-            if process_cpu is None:
-                process_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
             queued = _runqueue_wait() - queued_before if queued_before is not None else None
             _io["slow"] = end - start >= QUEUE_READ_FROM_S
             system = after.ru_stime - before.ru_stime
@@ -345,13 +337,6 @@ def _patch_fetch(cls, torch) -> None:
 
 _PRODUCER = "_gpuprof_producer"
 _fetch_timed = self_cost.timed["fetch"]        # [calls, timed calls, their seconds]
-
-
-def _intra_op_threads(torch) -> int:
-    try:
-        return int(torch.get_num_threads())
-    except Exception:
-        return 2            # unknown: read the process's CPU as well
 
 
 def _producer_of(fetcher, info):
@@ -490,5 +475,4 @@ def _reset_in_child() -> None:
     _io["previous"] = None
     _io["last"] = -1.0
     _io["slow"] = True
-    _io["whole"] = None
     _worker_memory["last"] = None
