@@ -40,8 +40,7 @@ KINDS = _declare(
          static=("k", "l", "pid")),
     Kind("fetch", "a batch made by a producer: wall, CPU, kernel CPU, run-queue seconds, bytes read from disk "
                   "(rb) and through read calls (rc), and the CPU of the producer's whole process meanwhile (pc: "
-                  "torch's intra-op threads working for it; the thread's own CPU where the process runs one "
-                  "intra-op thread, as every DataLoader worker does)", columns=("wall", "cpu", "sys", "rq", "rb", "rc", "pc"),
+                  "torch's intra-op threads working for it)", columns=("wall", "cpu", "sys", "rq", "rb", "rc", "pc"),
          static=("k", "l", "w", "ds", "pid")),
     # single events
     Kind("process", "the first event of every process: pid, parent, argv, how it started"),
