@@ -174,3 +174,18 @@ def test_the_same_figures_on_a_quiet_machine_stay_compute():
     # ... and a small wait stays compute however busy the machine: it is not the largest part.
     verdict, _ = advised(beside_other_processes(wait=0.16, training_wait=0.3, other_cores=1.0))
     assert verdict["bottleneck"] == "compute"
+
+
+def test_training_threads_held_up_by_the_workers_raise_the_high_end():
+    # examples/photo_decode.py on an idle machine: workers 0.42 of 2 busy cores (21%), the training's
+    # two intra-op threads waiting for a core 21% of the time: with the input free it ran 1.58x faster.
+    data = busy_workers(producer_cores=0.42, cores_busy=2.0, training_wait=0.21)
+    data["dataloaders"][0]["torch_threads"] = 2
+    verdict, _ = advised(data)
+    evidence = verdict["evidence"]
+    assert verdict["bottleneck"] == "compute"
+    assert evidence["input_free_low"] <= 1.15 and evidence["input_free_high"] >= 1.58
+    # one intra-op thread: held up only while it waits itself
+    data["dataloaders"][0]["torch_threads"] = 1
+    verdict, _ = advised(data)
+    assert verdict["evidence"]["input_free_high"] == pytest.approx(1 / (1 - 0.21), abs=0.01)
