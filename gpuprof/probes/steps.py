@@ -16,7 +16,8 @@ except in a program that uses torch.compile, where it sits on each compiled modu
 module warns while any global hook exists). It is armed only in a loop that took no DataLoader batch
 during the step: on each of the first 64 such steps, then on one of each 8 (which one is
 scrambled), whose gap is recorded times 8 (it stands for the steps left untimed): the hook sends
-that call through nn.Module's slow path, microseconds a step. A program that reads torch's global
+that call through nn.Module's slow path, microseconds a step. A loop with several optimizers has it
+on every step, as it tells whether a forward came between two optimizers' steps. A program that reads torch's global
 forward pre-hooks between a step's end and its next forward may see it there: the one trace of
 the probes a program can find, kept because a hook for one call is far cheaper than wrapping every
 module's call."""
@@ -42,7 +43,7 @@ STEP_FIELDS = kinds.columns(kinds.STEP)
 FIRST_HOOK_GAP_S = 0.125
 
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
-          "eligible": 0, "forward_weight": 1, "forward_pick": 0, "gap_cpu": True,
+          "eligible": 0, "forward_weight": 1, "forward_pick": 0, "gap_cpu": True, "optimizers": 1,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
@@ -207,11 +208,13 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
     last_optimizer = state["last_optimizer"]
     this_optimizer = id(optimizer) if optimizer is not None else None
     same_batch = batches == state["batches_at_step"]
-    if first_forward is None and last_optimizer != this_optimizer and last_optimizer is not None and same_batch:
-        # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
-        # the same training step, not a new one.
-        state["last_end"] = now
-        return False
+    if last_optimizer != this_optimizer and last_optimizer is not None:
+        state["optimizers"] = 2          # from now on every eligible step is timed: see below
+        if first_forward is None and same_batch:
+            # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
+            # the same training step, not a new one.
+            state["last_end"] = now
+            return False
     if state["armed"] is not None:
         _disarm()
     rows = (stream or state["stream"]).pending
@@ -245,9 +248,12 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
         # The first FORWARD_ALWAYS such steps are all timed, then one of each FORWARD_EVERY, whose
         # row stands for the others; which one is scrambled, so that work every 2nd, 4th or 8th step
         # is neither always nor never seen.
+        # With several optimizers the hook tells one optimizer's step from the next one's (a forward
+        # between them, or none): it is armed on every step there.
         eligible = state["eligible"] = state["eligible"] + 1
-        if eligible <= FORWARD_ALWAYS or eligible == state["forward_pick"]:
-            state["forward_weight"] = 1 if eligible <= FORWARD_ALWAYS else FORWARD_EVERY
+        if eligible <= FORWARD_ALWAYS or state["optimizers"] > 1 or eligible == state["forward_pick"]:
+            state["forward_weight"] = FORWARD_EVERY if eligible == state["forward_pick"] and \
+                eligible > FORWARD_ALWAYS and state["optimizers"] == 1 else 1
             _arm()
         if not eligible & FORWARD_MASK:
             state["forward_pick"] = eligible + 1 + ((eligible * 2654435761) >> 13 & FORWARD_MASK)
@@ -422,6 +428,6 @@ def _reset_in_child() -> None:
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S,
-                  eligible=0, forward_weight=1, forward_pick=0, gap_cpu=True,
+                  eligible=0, forward_weight=1, forward_pick=0, gap_cpu=True, optimizers=1,
                   hooks_due=0.0,
                   stop_at=None)

@@ -219,3 +219,12 @@ def test_a_loader_a_framework_rebuilt_points_at_the_users_dataloader_line(tmp_pa
 def _line_with(path, marker):
     with open(path) as handle:
         return next(i for i, line in enumerate(handle, 1) if marker in line)
+
+
+@pytest.mark.parametrize("mode, per_iteration", [("pair", 1), ("alternate", 2)])
+def test_two_optimizers_count_the_same_steps_on_timed_and_untimed_iterations(tmp_path, mode, per_iteration):
+    # 300 iterations: past the first 64 steps the forward hook is armed on one step in 8 in a loop
+    # with one optimizer; with two it stays on every step, as it tells whether a forward came between
+    # their steps (back to back: one training step; a forward between: two).
+    _, report = run_report(tmp_path, os.path.join(PROGRAMS, "two_optimizers_loop.py"), mode, "300")
+    assert report["steps"]["count"] == 300 * per_iteration
