@@ -2,6 +2,8 @@
 (the verdict, or a finding beside it), the env in gymnasium's words, and the rollout's measured
 parts that the reinforcement-learning fixes estimate from."""
 
+import math
+
 from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
 
@@ -62,3 +64,10 @@ def leading_part(ev, part: str, low_saving: float, high_saving: float):
     share = phases["parts"][part]
     estimate = part_range(share, low_saving, high_saving)
     return None if estimate[2] < MIN_GAIN else (phases, first, share, estimate)
+
+
+def leading_part_words(low_saving: float, high_saving: float, estimate) -> str:
+    """The end of a leading rollout fix's why: the largest part, and what saving it gives."""
+    low, _, high = estimate
+    return (f"the largest part of the rollout; saving {low_saving:.0%} to {high_saving:.0%} of it gives "
+            f"{math.floor(low * 100) / 100:.2f}x to {math.ceil(high * 100) / 100:.2f}x")

@@ -81,6 +81,12 @@ class Evidence:
         return bool(self.loader) and not self.loader.get("num_workers")
 
     @property
+    def intra_op_threads(self) -> int:
+        """The training process's intra-op threads: the count the DataLoader's probe noted, else
+        torch's default of one per core."""
+        return max(int((self.loader or {}).get("torch_threads") or self.cpu_count or 1), 1)
+
+    @property
     def idle_cores(self) -> float:
         """Cores nobody used: those the job left free over the measured steps, no more than the
         machine's idle share over the run. The one figure every statement about idle cores reads."""

@@ -62,8 +62,7 @@ def held_up(ev) -> float:
     wait = ev.training_cpu_wait
     if not wait:
         return 0.0
-    threads = max(int((ev.loader or {}).get("torch_threads") or ev.cpu_count or 1), 1)
-    return 1.0 - (1.0 - min(wait, 1.0)) ** threads
+    return 1.0 - (1.0 - min(wait, 1.0)) ** ev.intra_op_threads
 
 
 def _on_gpu(ev, cost: dict):

@@ -67,18 +67,23 @@ def _gap_waits(boundaries, phases, start):
     gaps = [e for i, e in enumerate(boundaries) if i in training and e["t"] > start and "f" in e]
     if not gaps:
         return None
-    # The host's waits for the GPU in that time (a blocking copy that first waits for the
-    # previous step's kernels, an .item()) are not batch preparation.
-    device_wait = min(total(gaps, "fw"), total(gaps, "f"))
-    data_wait = total(gaps, "f") - device_wait
+    data_wait, device_wait = _preparation(gaps)
     return data_wait, device_wait, _gap_cpu_share(gaps)
+
+
+def _preparation(gaps):
+    """(batch preparation, the host's waits for the GPU) in the gaps: those waits (a blocking copy
+    that first waits for the previous step's kernels, an .item()) are not batch preparation."""
+    gap = total(gaps, "f")
+    device_wait = min(total(gaps, "fw"), gap)
+    return gap - device_wait, device_wait
 
 
 def _gap_cpu_share(gaps):
     """The CPU share of the batch preparation, over the gaps whose thread CPU was read (the step
     probe reads it only while gaps are long enough to matter), or None."""
     timed = [e for e in gaps if "fc" in e]
-    preparation = total(timed, "f") - min(total(timed, "fw"), total(timed, "f"))
+    preparation = _preparation(timed)[0]
     return min(total(timed, "fc") / preparation, 1.0) if timed and preparation > 0 else None
 
 

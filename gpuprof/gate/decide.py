@@ -175,12 +175,6 @@ def _steady(report):
 SPLIT_NOISE = 0.25
 
 
-def side_noise(reports: list):
-    """(the side's step time, its relative noise): see step_statistic."""
-    value, noise, _ = step_statistic(reports)
-    return value, noise
-
-
 def step_statistic(reports: list):
     """(step time, its relative noise, "median" or "mean"). Several rounds: the median over rounds of
     the steady median step time, with half their range over that median as noise, after leaving out a

@@ -43,7 +43,7 @@ STEP_FIELDS = kinds.columns(kinds.STEP)
 FIRST_HOOK_GAP_S = 0.125
 
 _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, "armed": None, "first_forward": None,
-          "eligible": 0, "forward_weight": 1, "forward_pick": 0, "gap_cpu": True, "optimizers": 1,
+          "eligible": 0, "forward_weight": 1, "forward_pick": 0, "gap_cpu": True, "several_optimizers": False,
           "last_optimizer": None, "count": 0, "register_pre_hook": None, "optimizer_seen": False,
           "in_optimizer": 0, "stop_pending": False,
           "batches_at_step": -1, "stop_at": None,     # stop_at: None unknown yet, 0 nothing (more) to stop at
@@ -209,7 +209,7 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
     this_optimizer = id(optimizer) if optimizer is not None else None
     same_batch = batches == state["batches_at_step"]
     if last_optimizer != this_optimizer and last_optimizer is not None:
-        state["optimizers"] = 2          # from now on every eligible step is timed: see below
+        state["several_optimizers"] = True       # from now on every eligible step is timed: see below
         if first_forward is None and same_batch:
             # A second optimizer stepping with no forward in between (GANs, per-group optimizers):
             # the same training step, not a new one.
@@ -217,22 +217,21 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
             return False
     if state["armed"] is not None:
         _disarm()
-    rows = (stream or state["stream"]).pending
+    stream = stream or state["stream"]
+    rows = stream.pending
     backward, state["backward_s"] = state["backward_s"], 0.0
-    if first_forward is None:
+    last_end = state["last_end"]
+    if first_forward is None or last_end is None:
         rows.append((now, None, None, backward, None))
     else:
+        # The host time before the forward and this thread's CPU in it, times the steps it stands for.
+        weight, cpu = state["forward_weight"], state["forward_cpu"]
+        rows.append((now, (first_forward - last_end) * weight, cpu * weight if cpu is not None else None,
+                     backward, state["forward_held"] * weight))
+    if first_forward is not None:
         state["first_forward"] = None
-        last_end = state["last_end"]
-        if last_end is not None:
-            # The host time before the forward and this thread's CPU in it, times the steps it stands for.
-            weight, cpu = state["forward_weight"], state["forward_cpu"]
-            rows.append((now, (first_forward - last_end) * weight, cpu * weight if cpu is not None else None,
-                         backward, state["forward_held"] * weight))
-        else:
-            rows.append((now, None, None, backward, None))
     if len(rows) >= PENDING_LIMIT:
-        (stream or state["stream"]).drain()
+        stream.drain()
     count = state["count"] = state["count"] + 1
     if now >= state["hooks_due"] or count == 1:
         _run_hooks(state, now)
@@ -251,9 +250,9 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
         # With several optimizers the hook tells one optimizer's step from the next one's (a forward
         # between them, or none): it is armed on every step there.
         eligible = state["eligible"] = state["eligible"] + 1
-        if eligible <= FORWARD_ALWAYS or state["optimizers"] > 1 or eligible == state["forward_pick"]:
-            state["forward_weight"] = FORWARD_EVERY if eligible == state["forward_pick"] and \
-                eligible > FORWARD_ALWAYS and state["optimizers"] == 1 else 1
+        sampled = eligible > FORWARD_ALWAYS and not state["several_optimizers"]
+        if not sampled or eligible == state["forward_pick"]:
+            state["forward_weight"] = FORWARD_EVERY if sampled else 1
             _arm()
         if not eligible & FORWARD_MASK:
             state["forward_pick"] = eligible + 1 + ((eligible * 2654435761) >> 13 & FORWARD_MASK)
@@ -428,6 +427,6 @@ def _reset_in_child() -> None:
     _state.update(stream=Stream(kinds.STEP, STEP_FIELDS), bstream=Stream(kinds.BSTEP, STEP_FIELDS), last_end=None, backward_s=0.0,
                   armed=None, first_forward=None, last_optimizer=None, count=0, batches_at_step=-1,
                   optimizer_seen=False, in_optimizer=0, stop_pending=False, bcount=0, hook_gap=FIRST_HOOK_GAP_S,
-                  eligible=0, forward_weight=1, forward_pick=0, gap_cpu=True, optimizers=1,
+                  eligible=0, forward_weight=1, forward_pick=0, gap_cpu=True, several_optimizers=False,
                   hooks_due=0.0,
                   stop_at=None)

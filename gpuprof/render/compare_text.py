@@ -18,8 +18,8 @@ def headline(cmp: dict) -> str:
     if call == "not measured":
         missing = " and ".join(name for name, s in (("A", a), ("B", b)) if not s["step_s"])
         return f"no step time to compare: {missing} measured no training steps"
-    kinds = {a.get("statistic") or "median", b.get("statistic") or "median"}
-    kind = kinds.pop() if len(kinds) == 1 else "mean vs median" if b.get("statistic") == "mean" else "median vs mean"
+    kind_a, kind_b = a.get("statistic") or "median", b.get("statistic") or "median"
+    kind = kind_b if kind_a == kind_b else f"{kind_b} vs {kind_a}"          # B's first, as its time is
     times = f"{kind} step {seconds(b['step_s'])} vs {seconds(a['step_s'])}, {step['change']:+.1%}"
     measured = (f"B measured {step['speedup']:.2f}x faster" if step["change"] < 0 else
                 f"B measured {step['ratio']:.2f}x slower")

@@ -46,7 +46,7 @@ def threads_beside_workers(ev, workers: int):
     torch's default is one thread per core, so an unknown count is taken as that."""
     if ev.gpu:
         return None
-    threads = (ev.loader or {}).get("torch_threads") or ev.cpu_count
+    threads = ev.intra_op_threads
     target = max(1, ev.cpu_count - workers)
     if threads + workers <= ev.cpu_count or threads <= target:
         return None         # they fit, or the process already keeps that few (torchrun sets 1)
@@ -82,7 +82,7 @@ def build(ev, s):
         change["torch_threads"] = threads
         snippet = f"torch.set_num_threads({threads})   # in the training process: leave the workers their cores\n" + snippet
         detail += f", and torch.set_num_threads({threads}) in the training process"
-        oversubscribed = (f"; the training's {ev.loader.get('torch_threads') or ev.cpu_count} intra-op threads and "
+        oversubscribed = (f"; the training's {ev.intra_op_threads} intra-op threads and "
                           f"{suggested} workers would share {ev.cpu_count} cores, and idle intra-op threads spin on "
                           f"theirs")
     return {

@@ -7,9 +7,7 @@ torch.from_numpy(x))`, which shares the numpy memory instead of copying it twice
 scalars once per rollout saves between LOW_SAVING and HIGH_SAVING of the sampled conversions'
 share (the range of the estimate)."""
 
-import math
-
-from gpuprof.advice.env_terms import leading_part
+from gpuprof.advice.env_terms import leading_part, leading_part_words
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis import bottlenecks
 
@@ -28,9 +26,8 @@ def build(ev, s):
         "snippet": ("obs_buf = torch.zeros((num_steps, num_envs) + obs_shape)   # once\n"
                     "obs_buf[step].copy_(torch.from_numpy(next_obs))          # no new tensor per step\n"
                     "rewards[step].copy_(torch.from_numpy(reward))"),
-        "why": (f"converting between numpy and tensors is {share:.0%} of the training time (sampled): the largest "
-                f"part of the rollout; saving {LOW_SAVING:.0%} to {HIGH_SAVING:.0%} of it gives "
-                f"{math.floor(low * 100) / 100:.2f}x to {math.ceil(high * 100) / 100:.2f}x"),
+        "why": (f"converting between numpy and tensors is {share:.0%} of the training time (sampled): "
+                + leading_part_words(LOW_SAVING, HIGH_SAVING, (low, gain, high))),
         "change": None,
     }
 

@@ -7,9 +7,7 @@ built with `validate_args=False` skips its checks, and one forward for all sub-e
 Python loop over them) pays the fixed cost once. The saving is between LOW_SAVING and HIGH_SAVING of
 the measured policy-inference share (the range of the estimate); results are the same numbers."""
 
-import math
-
-from gpuprof.advice.env_terms import leading_part
+from gpuprof.advice.env_terms import leading_part, leading_part_words
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis import bottlenecks
 
@@ -32,9 +30,8 @@ def build(ev, s):
                     "    logits = agent.actor(next_obs)   # one forward for every sub-environment\n"
                     "    dist = Categorical(logits=logits, validate_args=False)\n"
                     "    action = dist.sample()"),
-        "why": (f"policy inference is {share:.0%} of the training time ({calls}, and drawing actions): the largest "
-                f"part of the rollout; saving {LOW_SAVING:.0%} to {HIGH_SAVING:.0%} of it gives "
-                f"{math.floor(low * 100) / 100:.2f}x to {math.ceil(high * 100) / 100:.2f}x"),
+        "why": (f"policy inference is {share:.0%} of the training time ({calls}, and drawing actions): "
+                + leading_part_words(LOW_SAVING, HIGH_SAVING, (low, gain, high))),
         "change": None,
     }
 

@@ -25,8 +25,7 @@ TRAINING_QUEUED = 0.15
 def threads_for(ev):
     """(today's intra-op threads, the count that leaves the workers their cores), or None when the
     pool already fits beside the workers. torch's default is one thread per core."""
-    loader = ev.loader or {}
-    today = loader.get("torch_threads") or ev.cpu_count
+    today = ev.intra_op_threads
     producers = ev.producer_cores or 0.0
     target = max(1, math.floor(ev.cpu_count - producers + 1e-9))
     if today <= target:
