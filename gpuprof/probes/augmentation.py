@@ -247,8 +247,5 @@ def _is_library(path: str) -> bool:
 
 
 def _short(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if relative.startswith("..") else relative
+    from .sampling import _display     # the stack sampler's spelling of a file, relative below the cwd
+    return _display(path)
