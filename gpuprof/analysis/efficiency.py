@@ -16,17 +16,43 @@ def efficiency_section(flops_events: list, steps: dict, job_gpus: list, inputs: 
     price = inputs.get("price_per_hour")
     inputs = dict(inputs, price_per_hour=price if isinstance(price, (int, float)) and price >= 0 else None)
     event = _stepping(flops_events, steps)
-    step_s = steps.get("median_step_s")
+    # Throughput: the training window over its steps. A median step understates it wherever steps
+    # are uneven: a loop that queues kernels without waiting has fast steps and a slow one that
+    # syncs (on an H200, a compute loop read MFU 2270% over its median step; docs/validation.md).
+    step_s = throughput_step(steps, event)
     section = {"step_s": step_s, **counted(event)}
     if section.get("flops_per_step"):
         section["dtype"] = _main_dtype(event)
-        section["peak"] = resolve_peak(inputs.get("peak"), job_gpus, section["dtype"], model, event.get("device"))
+        section["peak"] = resolve_peak(inputs.get("peak"), job_gpus, section["dtype"], model, event.get("device"),
+                                       by_op=(section.get("counted") or {}).get("by_op"))
         section.update(utilisation(section["flops_per_step"], step_s, section["peak"].get("tflops")))
     section["energy"] = energy(job_gpus, steps, inputs.get("host_energy"), duration_s)
     section.update(hours_and_money(job_gpus, steps, duration_s, inputs.get("price_per_hour"), advice))
     if not event and section["energy"].get("j_per_step") is None and inputs.get("price_per_hour") is None:
         return None
     return section
+
+
+def throughput_step(steps: dict, event: dict):
+    """The mean step, less what counting FLOPs added to the one step it counted (a Python call per
+    op): the step time MFU divides by. The median where the mean is unknown."""
+    mean, median, measured = steps.get("mean_step_s"), steps.get("median_step_s"), steps.get("measured")
+    if not mean:
+        return median
+    counted_s = (event or {}).get("seconds")
+    if counted_s and median and measured and counted_s > median:
+        return max(mean - (counted_s - median) / measured, median if mean >= median else mean)
+    return mean
+
+
+def counted_step(flops_events: list, steps: dict):
+    """What the model-side advice weighs a math mode's change by: the counted step's FLOPs by op,
+    their dtype, the ops it dispatched, its device, and the step time they share; None uncounted."""
+    event = _stepping(flops_events, steps)
+    if not event.get("flops"):
+        return None
+    return {"by_op": event.get("by_op") or {}, "dtype": _main_dtype(event), "ops": event.get("ops"),
+            "device": event.get("device"), "step_s": throughput_step(steps, event)}
 
 
 def _stepping(events: list, steps: dict) -> dict:
@@ -46,7 +72,8 @@ def counted(event: dict) -> dict:
     out = {"flops_per_step": event.get("flops") or None,
            "counted": {"step": event.get("step"), "seconds": event.get("seconds"), "by_op": event.get("by_op") or {},
                        "uncounted": uncounted, "coverage": "partial" if uncounted else "complete",
-                       "formula_errors": event.get("formula_errors") or 0}}
+                       "formula_errors": event.get("formula_errors") or 0,
+                       **({"ops": event["ops"]} if event.get("ops") else {})}}
     convention = per_token_convention(event.get("transformer"))
     if convention is not None:
         out["transformer"] = convention
@@ -70,15 +97,51 @@ def _main_dtype(event: dict) -> str:
     return max(by_dtype, key=by_dtype.get) if by_dtype else "float32"
 
 
-def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device) -> dict:
-    """The peak the run settled (the user's, or measured), else the data-sheet table's for the job's
-    GPU, else unknown; always with its source and the dtype it is for."""
-    tf32 = bool(((model or {}).get("flags") or {}).get("allow_tf32")) and str(device or "").startswith("cuda")
-    key = dtype_key(dtype, tf32)
+#: Convolutions' ops in the FLOP count (`counted.by_op`): cuDNN's math mode is their own.
+CONV_OPS = {"convolution", "convolution_backward", "_convolution", "cudnn_convolution", "conv2d", "conv1d", "conv3d"}
+
+
+def math_modes(by_op: dict, dtype: str, model: dict, device) -> dict:
+    """{peak key: counted FLOPs} by the math mode each op ran in. A float32 model on a GPU runs its
+    convolutions in TF32 when cuDNN allows it (`torch.backends.cudnn.allow_tf32`, on by default) and
+    its matmuls in TF32 only when torch allows that (off by default): a float32 conv net's peak is
+    TF32's, not FP32's (on an H200 its MFU read 123% of the FP32 peak)."""
+    flags = (model or {}).get("flags") or {}
+    cuda = str(device or "").startswith("cuda")
+    modes = {}
+    for op, flops in (by_op or {}).items():
+        conv = op in CONV_OPS
+        tf32 = cuda and bool(flags.get("cudnn_allow_tf32", True) if conv else flags.get("allow_tf32"))
+        key = dtype_key(dtype, tf32)
+        modes[key] = modes.get(key, 0) + (flops or 0)
+    return {key: flops for key, flops in modes.items() if flops}
+
+
+def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device, by_op: dict = None) -> dict:
+    """The peak the run settled (the user's, or one measured in the same math mode), else the
+    data-sheet table's for the job's GPU, else unknown; always with its source and the dtype it is
+    for. Where the counted ops ran in several math modes (a float32 model's TF32 convolutions beside
+    its FP32 matmuls), the data sheet's figures are weighted by each mode's FLOPs (the peak that would
+    run the counted work in the time each mode's peak gives it)."""
+    cuda = str(device or "").startswith("cuda")
+    modes = math_modes(by_op, dtype, model, device)
+    tf32 = bool(((model or {}).get("flags") or {}).get("allow_tf32")) and cuda
+    key = max(modes, key=modes.get) if modes else dtype_key(dtype, tf32)
     if isinstance(settled, dict) and settled.get("tflops"):
-        return dict(settled, dtype=settled.get("dtype") or key)
-    if str(device or "").startswith("cuda"):
+        given = str(settled.get("source") or "").startswith("given")
+        if given or (len(modes) <= 1 and (settled.get("dtype") or key) == key):
+            return dict(settled, dtype=settled.get("dtype") or key)
+    if cuda:
         names = [g.get("name") for g in job_gpus or [] if g.get("name")]
+        if names and len(modes) > 1:
+            found = {mode: known_peak(names[0], mode) for mode in modes}
+            if all(found.values()):
+                seconds = sum(flops / found[mode]["tflops"] for mode, flops in modes.items())
+                label = found[key]["source"].rsplit(" dense ", 1)[0]
+                parts = ", ".join(f"{mode} {flops / sum(modes.values()):.0%}" for mode, flops in
+                                  sorted(modes.items(), key=lambda item: -item[1]))
+                return {"tflops": round(sum(modes.values()) / seconds, 1), "dtype": key,
+                        "source": f"{label} dense, by math mode over the counted FLOPs ({parts})"}
         found = known_peak(names[0], key) if names else None
         if found is not None:
             return dict(found, dtype=key)
@@ -86,7 +149,8 @@ def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device) -> di
 
 
 def utilisation(flops: int, step_s, peak_tflops) -> dict:
-    """Achieved TFLOPS over the median step and its share of the peak (MFU)."""
+    """Achieved TFLOPS over the mean step (the training window over its steps) and its share of the
+    peak (MFU)."""
     if not flops or not step_s:
         return {"achieved_tflops": None, "mfu": None}
     achieved = flops / step_s / 1e12

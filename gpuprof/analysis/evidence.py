@@ -72,6 +72,8 @@ class Evidence:
     step_spread: float = None             # how far the measured steps' time spreads: p90 over median, minus 1
     program: dict = None                  # the run's command and its script's own options (analysis.script_flags)
     other_cores: float = None             # cores other processes kept busy over the steps, when notable
+    counted_step: dict = None             # the counted step's FLOPs by op, dtype, ops and step time (efficiency)
+    gpu_name: str = None                  # the job's (first) GPU as NVML names it
 
     @property
     def inline_producer(self) -> bool:
@@ -138,6 +140,7 @@ def gather(sections: dict) -> Evidence:
     ev.optimizer_share = (((steps.get("sampled") or {}).get("shares")) or {}).get("optimizer")
     ev.cpu_flags = tuple(system.get("cpu_flags") or ())
     ev.largest_batch = (((sections.get("memory") or {}).get("headroom")) or {}).get("largest_batch")
+    ev.counted_step = sections.get("counted_step") or None
     return ev
 
 
@@ -225,6 +228,7 @@ def _read_gpus(ev: Evidence, gpus: list, cuda_devices) -> None:
     ev.gpu_util = job_gpu_util(gpus)
     ev.gpu_sm_active = job_sm_active(gpus)
     ev.gpu_figures = gpu_figures(gpus, whole, cuda_devices)
+    ev.gpu_name = next((g.get("name") for g in used if g.get("name")), None)
     frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
              if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
     ev.gpu_mem_free_share = min(frees) if frees else None

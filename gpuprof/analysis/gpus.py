@@ -9,6 +9,10 @@ reasons are read over the samples in which the device was busy: an idle GPU drop
 reason flagged while idle slows nothing down."""
 
 MIN_WINDOW_SAMPLES = 2      # samples inside the measured steps for a figure over them
+#: How far back one utilisation reading looks: NVML's sample period, 200 ms on an H200 (its
+#: nvmlDeviceGetSamples, docs/validation.md; NVML's reference gives 1/6 s to 1 s by product). A reading
+#: taken sooner than this after the steps begin still averages time before them (start-up, idle).
+NVML_PERIOD_S = 0.2
 #: Clock-event reasons that slow a busy GPU down (idle, application clocks and sync boost do not).
 SLOWDOWNS = {"sw_power_cap": "the software power cap", "hw_slowdown": "a hardware slowdown",
              "sw_thermal_slowdown": "software thermal slowdown", "hw_thermal_slowdown": "hardware thermal slowdown",
@@ -50,7 +54,7 @@ def _summary(device: dict, window) -> dict:
 
     inside = []
     if window and window[0] is not None and window[1] is not None:
-        inside = [i for i in every if times[i] is not None and window[0] <= times[i] <= window[1]]
+        inside = [i for i in every if times[i] is not None and window[0] + NVML_PERIOD_S <= times[i] <= window[1]]
     rows = inside if len(inside) >= MIN_WINDOW_SAMPLES else list(every)
     util, busy_gpm, sm = column("util_gpu"), column("gpm_busy"), column("sm_active")
     source = "nvml"

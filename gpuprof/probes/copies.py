@@ -26,6 +26,8 @@ import time
 from . import boot, device_wait
 from ..record import kinds
 
+_thread_time = time.thread_time
+
 EMIT_EVERY = 256          # copies between aggregate events
 SMALL_COPY = 1 << 20      # copies under 1 MiB count as small
 MAX_PENDING = 4096        # CUDA event pairs waiting to be read back
@@ -247,10 +249,16 @@ def _start_events(seam, args, kwargs, target_of):
 def _timed_copy(original, tally, tensor, args, kwargs, non_blocking, target_of):
     seam = tally.seam
     timing = _start_events(seam, args, kwargs, target_of)
+    # A blocking copy holds the host while the device finishes earlier work: the thread's CPU in it
+    # (CUDA spins while it waits) is not preparing the batch either. Non-blocking copies hold it
+    # little, and skip the two clock reads.
+    cpu = _thread_time() if not non_blocking else None
     start = time.monotonic()
     result = original(tensor, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
     host_s = time.monotonic() - start
     device_wait.held[0] += host_s       # copying or waiting for the device: not preparing the batch
+    if cpu is not None:
+        device_wait.held_cpu[0] += _thread_time() - cpu
     try:
         events = None
         if timing is not None:
@@ -273,5 +281,23 @@ def install(torch, seam=None) -> CopyTally:
     torch.Tensor.pin_memory = wrap_pin_memory(torch.Tensor.pin_memory, tally)
     steps.each_second(tally.publish)
     boot.at_close(tally.publish)
-    boot.at_fork_child(lambda: (tally.pending.clear(), tally.reset()))
+    boot.at_fork_child(lambda: forget_in_child(tally))
     return tally
+
+
+def forget_in_child(tally: CopyTally) -> None:
+    """A forked child drops the parent's copies, but never destroys the parent's CUDA events: torch's
+    ~CUDAEvent runs under a device guard that fails in a child forked after CUDA was initialised, and
+    a failure inside a destructor ends the process (std::terminate, SIGABRT; a DataLoader worker
+    "killed by signal: Aborted" on an H200, docs/validation.md). The child keeps them, unreachable and
+    never freed, even at its interpreter's shutdown: memory it shares with its parent until written."""
+    inherited, tally.pending = tally.pending, []
+    if inherited:
+        keep_forever(inherited)
+    tally.reset()
+
+
+def keep_forever(obj) -> None:
+    """One reference that nothing releases, so `obj` outlives the interpreter's own teardown."""
+    import ctypes
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))

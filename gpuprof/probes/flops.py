@@ -6,8 +6,9 @@ any thread autograd uses) passes through unchanged, and the ones with a FLOP for
 (`torch.utils.flop_counter`'s, plus the CPU flash-attention kernels) add their count. The mode
 leaves at the next optimizer step's pre-hook, so the optimizer's own arithmetic is not counted.
 Ops with no formula that are not trivially free (element-wise, views, copies, reductions) are
-named as uncounted: the count's coverage. The mode never decomposes or re-runs an op, so the step
-computes the same numbers; its cost is a Python call per op for that one step.
+named as uncounted: the count's coverage. Every op dispatched is counted too (`ops`): the host's
+share of a GPU step is about that many launches (advice/math_modes.py). The mode never decomposes or
+re-runs an op, so the step computes the same numbers; its cost is a Python call per op for that one step.
 
 Transformer-shaped models also get the usual per-token estimate, 6N + 12·L·H·Q·T, from the model's
 attention modules and the token shape the step's embeddings (or attention inputs) saw.
@@ -129,9 +130,11 @@ def counting_mode(torch):
         def __init__(self):
             super().__init__()
             self.flops, self.by_op, self.by_dtype, self.uncounted, self.failed = 0, {}, {}, {}, 0
+            self.ops = 0            # every aten op the step dispatched: what the host launched, views too
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
+            self.ops += 1
             out = func(*args, **kwargs)   # gpuprof's probe: passes the call through unchanged
             try:
                 self._count(func, args, kwargs, out)
@@ -156,7 +159,7 @@ def counting_mode(torch):
         def summary(self) -> dict:
             top = dict(sorted(self.by_op.items(), key=lambda kv: -kv[1])[:TOP_OPS])
             return {"flops": self.flops, "by_op": top, "by_dtype": self.by_dtype, "uncounted": self.uncounted,
-                    "formula_errors": self.failed}
+                    "formula_errors": self.failed, "ops": self.ops}
 
     return StepCount()
 

@@ -326,6 +326,7 @@ _ARM_KEY = -1      # the forward pre-hook's key in torch's global table (torch's
 
 def _arm() -> None:
     _state["arm_held"] = device_wait.held[0]
+    _state["arm_held_cpu"] = device_wait.held_cpu[0]
     compiled = list(_compiled) if _compiled_seen[0] else None
     cpu = _thread_time() if _state["gap_cpu"] else None
     if compiled:
@@ -359,7 +360,9 @@ def _first_forward(module, inputs):
     if state["first_forward"] is None:
         now = state["first_forward"] = _monotonic()
         arm_cpu = state.get("arm_cpu")
-        state["forward_cpu"] = _thread_time() - arm_cpu if arm_cpu is not None else None
+        # The thread's CPU before the forward, less what it spun away waiting for the device.
+        state["forward_cpu"] = max(_thread_time() - arm_cpu - (device_wait.held_cpu[0] - state.get("arm_held_cpu", 0.0)),
+                                   0.0) if arm_cpu is not None else None
         state["forward_held"] = device_wait.held[0] - state.get("arm_held", 0.0)
         # The thread's CPU in the next gap is read (two system calls, microseconds each in a
         # training loop) only while the gaps are long enough for it to matter.

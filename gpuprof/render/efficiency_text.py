@@ -57,7 +57,7 @@ def _flops_row(section: dict) -> str:
 
 def mfu_row(section: dict) -> str:
     peak = section.get("peak") or {}
-    inputs = (f"{rate_text(section.get('achieved_tflops'))} achieved over the median step of "
+    inputs = (f"{rate_text(section.get('achieved_tflops'))} achieved over the mean step of "
               f"{seconds(section.get('step_s'))}")
     if section.get("mfu") is None:
         return (f"unknown: peak unknown for {peak.get('dtype', 'this dtype').upper()} ({inputs}; give "

@@ -170,7 +170,8 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     system = dict(system, others=others)
     memory = _memory_section(groups, probes, system, meta)
     sections = dict(probes, system=system, duration_s=meta.get("duration_s"), probes=probes_on,
-                    probe_gap=probe_gap, memory=memory, program_options=program_options(meta))
+                    probe_gap=probe_gap, memory=memory, program_options=program_options(meta),
+                    counted_step=_counted_step(groups, probes))
     ranks = None if attached else _job_ranks(groups, meta, sections, memory, system, probes.get("cuda_devices"), gpus)
     if ranks is not None:
         probes = _with_headline_rank(probes, ranks)
@@ -212,6 +213,11 @@ def build_report(record: dict, run_dir: str = None) -> dict:
         **({"overhead": overhead} if overhead is not None else {}),
         "notes": notes + probe_notes,
     }
+
+
+def _counted_step(groups: list, probes: dict):
+    from gpuprof.analysis.efficiency import counted_step
+    return counted_step(events_of_kind(groups, kinds.FLOPS), probes["steps"])
 
 
 def efficiency_of(groups: list, probes: dict, gpus: list, meta: dict, advice: list):

@@ -171,7 +171,7 @@ def test_copies_and_events_time_as_cuda_says(tmp_path):
     result = last_json(got.stdout)
     assert result["pageable_s"] >= 0.45                 # waited for the 500 ms queued before it
     assert result["pinned_s"] < 0.25 and not result["done_at_once"]
-    assert result["pinned_copy_ms"] == pytest.approx((4 << 20) / 25e9 * 1000, rel=1e-3)
+    assert result["pinned_copy_ms"] == pytest.approx(((4 << 20) / 25e9 + gpu.copy_latency_s) * 1000, rel=1e-3)
     assert result["oom"].startswith("CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of "
                                     "2.00 GiB")
     assert result["child"] == 0
@@ -189,6 +189,68 @@ def test_the_same_program_runs_under_gpuprof(tmp_path):
     program_err = without_gpuprof_lines(got.stderr)
     assert "Traceback" not in program_err and "simulated GPU" not in program_err
     assert result["pid"] in records_of(folder, 0)
+
+
+def test_workers_forked_after_the_first_copies_run_under_gpuprof_as_without_it(tmp_path):
+    """The copy probe's CUDA events of the model's copies are still pending when the DataLoader
+    forks its workers; a child that destroyed them would abort (SIGABRT), as every DataLoader worker
+    of a real job on an H200 did (docs/validation.md). Each epoch forks its workers again."""
+    folder = Machine(gpus=[Gpu()]).create(str(tmp_path / "machine"))
+    script = write(tmp_path, "train.py", TRAIN)
+    alone = plain(script, "2", cwd=tmp_path, env=environment(folder))
+    assert alone.returncode == 0, alone.stderr
+    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, "2", cwd=tmp_path,
+                  env=environment(folder, env_with_source()))
+    assert got.returncode == 0, got.stderr
+    assert "Aborted" not in got.stderr and "terminate called" not in got.stderr
+    result, expected = last_json(got.stdout), last_json(alone.stdout)
+    assert result["pinned"] and result["count"] == expected["count"] and result["device"] == expected["device"]
+
+
+def test_a_host_spinning_while_it_waits_for_the_device_is_not_preparing_a_batch(tmp_path):
+    """CUDA's default schedule spins the waiting thread: the `.item()` that waits for ten queued steps
+    burns its core. That CPU is the device's wait, not the batch's preparation: the pause after it
+    (a sleep) is idle, and the loop is not CPU-bound on its input (an H200 read it so; fixed)."""
+    from gpuprof.testing.scenarios import PROGRAMS
+    folder = Machine(gpus=[Gpu()], host_wait="spin").create(str(tmp_path / "machine"))
+    report = tmp_path / "report.json"
+    got = gpuprof("run", "-q", "--json", str(report), "--out", str(tmp_path / "run"),
+                  os.path.join(PROGRAMS, "paused_compute.py"), "--steps", "30", "--pause", "0.3",
+                  cwd=tmp_path, env=environment(folder, env_with_source()))
+    assert got.returncode == 0, got.stderr
+    report = json.loads(report.read_text())
+    steps = report["steps"]
+    assert steps["gpu_wait_before_forward_s"] > 0.5           # the .item() waits, spinning
+    assert steps["data_wait_cpu_share"] < 0.3
+    assert report["verdict"]["bottleneck"] != "input.cpu"
+    assert report["efficiency"]["mfu"] < 1.0                  # the mean step, not the launch-fast median
+
+
+FORKED_EVENT = textwrap.dedent("""
+    import os, torch
+    x = torch.randn(4).to("cuda")
+    event = torch.cuda.Event(enable_timing=True)
+    event.record()
+    unrecorded = torch.cuda.Event(enable_timing=True)
+    pid = os.fork()
+    if pid == 0:
+        del unrecorded                  # never created on the device: nothing to destroy
+        if os.environ.get("DROP") == "1":
+            del event                   # a recorded event destroyed in the child
+        os._exit(0)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+""")
+
+
+@pytest.mark.parametrize("drop,status", [("1", -6), ("0", 0)])
+def test_a_forked_child_that_destroys_a_recorded_event_aborts_as_torch_does(tmp_path, drop, status):
+    """torch's ~CUDAEvent runs a device guard that fails in a child forked after CUDA was
+    initialised, inside a destructor: std::terminate (seen on an H200 with torch 2.11)."""
+    folder = Machine(gpus=[Gpu()]).create(str(tmp_path / "machine"))
+    got = plain("-c", FORKED_EVENT, cwd=tmp_path, env=dict(environment(folder), DROP=drop))
+    assert got.returncode == 0, got.stderr
+    assert int(got.stdout.split()[-1]) == status
+    assert ("terminate called after throwing" in got.stderr) == (drop == "1")
 
 
 THREAD_ENDS = textwrap.dedent("""

@@ -234,3 +234,25 @@ def test_a_late_read_back_does_not_stretch_a_blocks_span(monkeypatch):
     tally.publish()
     assert (emitted[1]["t0"], emitted[1]["t1"]) == (200.0, 200.0)     # not stretched back to 100
     assert emitted[1]["timed"] == 1 and emitted[1]["gpu_s"] == pytest.approx(0.001)   # the late one, read here
+
+
+def test_a_forked_child_forgets_the_parents_copies_without_destroying_their_events():
+    """Destroying a CUDA event in a child forked after CUDA was initialised aborts the child (an H200
+    with torch 2.11: every DataLoader worker "killed by signal: Aborted")."""
+    import gc
+    destroyed = []
+
+    class Event(FakeEvent):
+        def __del__(self):
+            destroyed.append(self)
+
+    seam = FakeSeam()
+    seam.event = lambda: Event(seam.clock)
+    tally = copies.CopyTally(seam, emit=lambda event: None)
+    to = copies.wrap_to(fake_copy(seam, 0.002), tally)
+    to(torch.zeros(16), "cuda")
+    assert len(tally.pending) == 1 and tally.totals["n"] == 1
+    copies.forget_in_child(tally)
+    gc.collect()
+    assert tally.pending == [] and tally.totals["n"] == 0
+    assert destroyed == []

@@ -34,3 +34,31 @@ def test_install_wraps_the_synchronising_calls_and_keeps_their_names():
     torch.cuda.synchronize()
     assert device_wait.held[0] >= before
     assert torch.cuda.synchronize.__wrapped__ is not None
+
+
+class SpinningTensor:
+    """A CUDA tensor whose .item() spins, as CUDA's default schedule waits, and whose .cpu() is a
+    timed call made inside it (the simulated GPU's .item() is built that way)."""
+    is_cuda = True
+
+    def item(self):
+        self.cpu()
+        return 1.0
+
+    def cpu(self):
+        end = time.thread_time() + 0.02
+        while time.thread_time() < end:
+            pass
+        return self
+
+
+def test_a_wait_that_spins_is_kept_with_its_cpu_and_a_nested_wait_counts_once(monkeypatch):
+    monkeypatch.setattr(SpinningTensor, "cpu", device_wait._timed(SpinningTensor.cpu, method=True))
+    monkeypatch.setattr(SpinningTensor, "item", device_wait._timed(SpinningTensor.item, method=True))
+    held, cpu = device_wait.held[0], device_wait.held_cpu[0]
+    start = time.monotonic()
+    assert SpinningTensor().item() == 1.0
+    took = time.monotonic() - start
+    waited, spun = device_wait.held[0] - held, device_wait.held_cpu[0] - cpu
+    assert 0.019 <= spun <= waited + 1e-3 and waited <= took + 1e-6
+    assert waited < 0.035                              # once, not twice

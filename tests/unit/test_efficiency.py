@@ -48,6 +48,25 @@ def test_the_users_peak_wins_and_unknown_says_unknown():
     assert text.startswith("unknown") and "--peak-tflops" in text
 
 
+def test_a_float32_conv_net_on_a_gpu_is_measured_against_the_tf32_peak_cudnn_runs_it_at():
+    """cuDNN runs float32 convolutions in TF32 by default; torch runs float32 matmuls in FP32 unless
+    allowed. An H200 read a ResNet's MFU as 123% of a measured FP32 peak; against TF32 it is 12.7%."""
+    h200 = [dict(H100, name="NVIDIA H200")]
+    model = {"flags": {"allow_tf32": False, "cudnn_allow_tf32": True}}
+    measured_fp32 = {"tflops": 51.0, "source": "measured (gpuprof doctor)", "dtype": "FP32"}
+    convs = {"convolution": 3e11, "convolution_backward": 6e11, "addmm": 1e6}
+    peak = resolve_peak(measured_fp32, h200, "float32", model, "cuda:0", by_op=convs)
+    assert peak["dtype"] == "TF32" and peak["tflops"] == pytest.approx(494.7, rel=1e-3)
+    half = resolve_peak(None, h200, "float32", model, "cuda:0", by_op={"convolution": 1e12, "mm": 1e12})
+    assert half["tflops"] == pytest.approx(2e12 / (1e12 / 494.7e12 + 1e12 / 67e12) / 1e12, rel=1e-3)
+    assert "TF32 50%" in half["source"] and "FP32 50%" in half["source"]
+    off = {"flags": {"allow_tf32": False, "cudnn_allow_tf32": False}}
+    assert resolve_peak(measured_fp32, h200, "float32", off, "cuda:0", by_op=convs) == measured_fp32
+    given = {"tflops": 100.0, "source": "given (--peak-tflops)"}
+    assert resolve_peak(given, h200, "float32", model, "cuda:0", by_op=convs)["tflops"] == 100.0
+    assert resolve_peak(None, [], "float32", model, "cpu", by_op=convs)["dtype"] == "FP32"
+
+
 def test_a_measured_peak_is_cached_per_device_model_and_dtype(tmp_path):
     path = str(tmp_path / "peaks.json")
     assert cached_peak("CPU X", "FP32", 4, path=path) is None

@@ -43,6 +43,15 @@ def test_utilisation_is_taken_over_the_measured_steps_and_the_whole_run_is_a_sec
     assert whole["util_gpu"] == pytest.approx(0.45, abs=0.01) and whole["figures_over"] == "run"
 
 
+def test_readings_that_still_look_back_before_the_steps_are_left_out_of_the_steps_figure():
+    """A reading averages NVML's past sample period (200 ms on an H200): one taken 0.1 s into the
+    steps still holds 0.1 s of the idle start-up before them."""
+    clock = FakeClock(100.0)
+    record = sampled(100.0, 111.95, clock=clock, util=lambda i: 0.5 if 110.0 <= clock.now < 110.2 else 0.9)
+    [gpu], _ = summarize_gpus(record, (110.0, 112.0))
+    assert gpu["util_gpu"] == pytest.approx(0.9) and gpu["figures_over"] == "steps"
+
+
 def compute_heavy_with(gpu_record):
     record = load_run(os.path.join(GOLDEN, "compute_heavy"))
     record["gpu"] = gpu_record

@@ -28,6 +28,10 @@ class ListRecorder:
 
 
 def make_device(**gpu):
+    """A device whose queuing is exact: no gap between queued kernels and no per-copy latency unless
+    a test asks for them (tests/unit/test_simgpu_calibration.py checks the calibrated defaults)."""
+    gpu.setdefault("kernel_gap_s", 0.0)
+    gpu.setdefault("copy_latency_s", 0.0)
     clock, recorder = FakeClock(), ListRecorder()
     spec = whole_gpu(Machine(gpus=[Gpu(**gpu)]).gpus[0], 0)
     return Device(spec, 0, clock, recorder), clock, recorder

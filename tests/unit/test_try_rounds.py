@@ -144,6 +144,26 @@ def test_short_steps_get_a_window_of_seconds_and_round_one_its_own_baseline(tmp_
     assert any("each window is 200 steps" in note for note in experiment.notes)
 
 
+def test_a_fix_is_chosen_from_the_baseline_measured_over_the_grown_window(tmp_path):
+    """On an H200 a 20-step planning run of 12 ms steps (0.25 s, about one NVML period) read the GPU
+    idle and advised only larger-batch; the baseline over the 2 s window advised mixed precision."""
+    advice = {"r1-baseline": [{"id": "larger-batch"}],
+              "r1-baseline-measured": [{"id": "larger-batch"}, {"id": "mixed-precision", "change": {"autocast": True}}]}
+    calls = []
+
+    def run_one(run_dir, settings):
+        calls.append(run_dir)
+        name = run_dir.rsplit("/", 1)[1]
+        return report(0.012, advice=advice.get(name, [])), []
+    settings = Settings(steps=20, warmup_steps=5, rounds=1, max_rounds=1, out=str(tmp_path))
+    experiment = Experiment(command=_Command(), plan=Plan(fixes=["mixed-precision"]), settings=settings,
+                            run_one=run_one)
+    experiment.execute()
+    assert [c.rsplit("/", 1)[1] for c in calls] == ["r1-baseline", "r1-baseline-measured", "r1-v1"]
+    assert [v.label for v in experiment.variants] == ["mixed-precision: autocast=true"]
+    assert experiment.baseline_report["advice"][1]["id"] == "mixed-precision"
+
+
 class _Command:
     label = "train"
 

@@ -1,9 +1,12 @@
 """mixed-precision: the trained model's forward (and the loss) under autocast in the low-precision
 type its device runs fast: bf16 on Ampere or later GPUs and on CPUs with bf16 instructions, float16
 with a GradScaler on older GPUs. Not offered when the forward already runs under autocast or the
-parameters are not float32. The gain depends on the operators and the chip: a stated prior ranks it
-until `gpuprof try --fix mixed-precision` measures it (try runs the model's forward under autocast)."""
+parameters are not float32. On a GPU whose step was counted, the gain is estimated from the step's
+FLOPs by op family and the rates each reaches in each mode (advice/math_modes.py); elsewhere a stated
+prior ranks it until `gpuprof try --fix mixed-precision` measures it (try runs the model's forward
+under autocast)."""
 
+from gpuprof.advice import math_modes
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.advice.flag_terms import PRECISION, command_first
@@ -42,14 +45,22 @@ def build(ev, s):
     else:
         chip = "the CPU is the device and has bf16 instructions (" + \
                ", ".join(f for f in ev.cpu_flags if "bf16" in f) + ")"
-    return {"estimated_speedup": None, "prior": PRIOR_GPU if device == "cuda" else PRIOR_CPU, "where": line,
-            "detail": f"run the model's forward and the loss under torch.autocast({device!r}, dtype=torch.{dtype})"
-                      + (" with a GradScaler (this GPU has no fast bf16)" if scaled else "")
-                      + "; parameters and optimizer stay float32",
-            "snippet": command_first(ev, PRECISION, dtype, framework_first(ev, PRECISION, snippet, dtype=dtype)),
-            "why": f"{chip}; " + not_estimated("mixed-precision", "the gain depends on how much of the step is matmuls "
-                                                                  "and convolutions"),
-            "change": {"autocast": True}}
+    built = {"estimated_speedup": None, "prior": PRIOR_GPU if device == "cuda" else PRIOR_CPU, "where": line,
+             "detail": f"run the model's forward and the loss under torch.autocast({device!r}, dtype=torch.{dtype})"
+                       + (" with a GradScaler (this GPU has no fast bf16)" if scaled else "")
+                       + "; parameters and optimizer stay float32",
+             "snippet": command_first(ev, PRECISION, dtype, framework_first(ev, PRECISION, snippet, dtype=dtype)),
+             "why": f"{chip}; " + not_estimated("mixed-precision", "the gain depends on how much of the step is "
+                                                                   "matmuls and convolutions"),
+             "change": {"autocast": True}}
+    if device == "cuda" and model is not None:
+        mode = "BF16" if dtype == "bfloat16" else "FP16"
+        estimate, _ = math_modes.gain(ev, mode, model)
+        if estimate is not None:
+            central, low, high = estimate
+            built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None,
+                         why=f"{chip}; {math_modes.why(ev, mode, model)}")
+    return built
 
 
 def keep(settings, loader, framework=None):

@@ -1,7 +1,10 @@
 """tf32: on an Ampere or later GPU, float32 matmuls and convolutions on tensor cores in TF32 (10-bit
 mantissa inputs, float32 accumulation). Offered when the model trains in float32 without autocast
-and the matmul precision is 'highest'. A prior, measured by `gpuprof try --fix tf32`."""
+and the matmul precision is 'highest'. Estimated from the counted step's matmul FLOPs where the step
+was counted (advice/math_modes.py; cuDNN already runs convolutions in TF32 by default), else a prior;
+measured by `gpuprof try --fix tf32`."""
 
+from gpuprof.advice import math_modes
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import TF32_MATMUL, command_first
 from gpuprof.advice.framework_terms import framework_first
@@ -26,12 +29,21 @@ def build(ev, s):
     else:
         setting = "torch.set_float32_matmul_precision('high')"
         snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.allow_tf32 = True"
-    return {"estimated_speedup": None, "prior": PRIOR, "where": None,
-            "detail": f"let float32 matmuls use TF32 tensor cores: {setting}",
-            "snippet": command_first(ev, TF32_MATMUL, True, framework_first(ev, TF32_MATMUL, snippet)),
-            "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
-                   not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
-            "change": {"allow_tf32": True}}
+    built = {"estimated_speedup": None, "prior": PRIOR, "where": None,
+             "detail": f"let float32 matmuls use TF32 tensor cores: {setting}",
+             "snippet": command_first(ev, TF32_MATMUL, True, framework_first(ev, TF32_MATMUL, snippet)),
+             "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
+                    not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
+             "change": {"allow_tf32": True}}
+    estimate, _ = math_modes.gain(ev, "TF32", model)
+    if estimate is not None and estimate[2] < 1.03:
+        return None         # the counted step's float32 matmuls are too few to matter (cuDNN's convolutions are TF32)
+    if estimate is not None:
+        central, low, high = estimate
+        built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None,
+                     why=f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; "
+                         + math_modes.why(ev, "TF32", model))
+    return built
 
 
 def keep(settings, loader, framework=None):

@@ -12,7 +12,8 @@ docs/simulated-gpu.md says what each part follows in NVIDIA's documentation."""
 
 import os
 
-from .machine import ENV, Gpu, Machine, MigInstance, load
+from . import measured
+from .machine import ENV, Gpu, Machine, MigInstance, h200, load
 
 SHIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shim")
 
@@ -28,4 +29,4 @@ def environment(folder: str, env: dict = None) -> dict:
     return out
 
 
-__all__ = ["ENV", "Gpu", "Machine", "MigInstance", "SHIM", "environment", "load"]
+__all__ = ["ENV", "Gpu", "Machine", "MigInstance", "SHIM", "environment", "h200", "load", "measured"]

@@ -4,6 +4,8 @@ properties, memory statistics, synchronisation and `_sleep`, each answering as P
 
 `build(torch, runtime)` returns the names to set on `torch.cuda` (and its submodules)."""
 
+import os
+
 from .device import Event as SimEvent, EventError, elapsed_ms
 from .runtime import InvalidDevice
 
@@ -405,7 +407,22 @@ def _event_class(api):
         def __repr__(self) -> str:
             return f"<torch.cuda.Event {hex(self.cuda_event) if self._sim.at is not None else 'uninitialized'}>"
 
+        def __del__(self):
+            # torch's ~CUDAEvent destroys a recorded event under a device guard; in a child forked
+            # after CUDA was initialised the guard fails inside that destructor, and the C++ runtime
+            # ends the process (std::terminate: SIGABRT), as seen on an H200 with torch 2.11. The
+            # driver's state is broken from the fork on, before any after-fork handler has run.
+            forked = runtime.bad_fork or (runtime.initialized and os.getpid() != runtime.pid)
+            if self._sim.device is not None and forked:
+                os.write(2, TERMINATE.encode())
+                os.abort()
+
     return Event
+
+
+#: What torch's C++ runtime prints when it ends a forked child that destroyed an inherited CUDA event.
+TERMINATE = ("terminate called after throwing an instance of 'c10::AcceleratorError'\n"
+             "  what():  CUDA error: initialization error\n")
 
 
 def _device_class(api):

@@ -28,14 +28,27 @@ ROUND = 512                  # and rounds every allocation up to 512 bytes
 
 
 class RealClock:
-    """time.monotonic, and a host that really waits."""
+    """time.monotonic, and a host that really waits: asleep, or spinning as CUDA's default schedule
+    does (`spin`: the waiting thread's CPU time grows with the wait, other threads still run)."""
+
+    def __init__(self, spin: bool = False):
+        self.spin = spin
 
     @staticmethod
     def now() -> float:
         return time.monotonic()
 
-    @staticmethod
-    def sleep_until(t: float) -> None:
+    def sleep_until(self, t: float) -> None:
+        if self.spin:
+            # busy for 0.2 ms at a time, then the GIL is let go (torch waits with it released)
+            while True:
+                now = time.monotonic()
+                if now >= t:
+                    return
+                end = min(t, now + 2e-4)
+                while time.monotonic() < end:
+                    pass
+                time.sleep(0)
         while True:
             left = t - time.monotonic()
             if left <= 0:
@@ -81,6 +94,15 @@ class Stream:
         self.priority = priority
         self.tail = 0.0                        # when the work queued so far ends
         self.pending = collections.deque()     # end times of launches not yet finished
+
+
+def efficiency(value, dtype: str) -> float:
+    """The share of the peak for `dtype`: `value` itself, or its entry for the dtype (float32's
+    otherwise) where it holds one per math mode (a dict, or a spec's tuple of items)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    table = dict(value)
+    return table.get(dtype) or table.get("float32") or 0.7
 
 
 class Event:
@@ -194,12 +216,14 @@ class Device:
 
     # ---- how long work takes
 
-    def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32") -> float:
-        """max(min_kernel_s, flops at the dtype's peak times efficiency + bytes at the memory
-        bandwidth), slowed by a clock held below its top."""
+    def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32", conv: bool = False) -> float:
+        """The longer of its arithmetic (flops at the dtype's peak times its efficiency, a
+        convolution's own) and its memory traffic (bytes at the memory bandwidth), as a roofline
+        has it; never under min_kernel_s; slowed by a clock held below its top."""
         spec = self.spec
         peak = spec.tflops.get(dtype) or spec.tflops.get("float32") or 1.0
-        seconds = flops / (peak * 1e12 * spec.efficiency) + nbytes / spec.memory_bandwidth
+        share = efficiency(spec.conv_efficiency if conv and spec.conv_efficiency else spec.efficiency, dtype)
+        seconds = max(flops / (peak * 1e12 * share), nbytes / spec.memory_bandwidth)
         return max(spec.min_kernel_s, seconds * self.scale)
 
     def sm_share(self, work_items: float, per_sm: float = 2048) -> float:
@@ -232,9 +256,11 @@ class Device:
             self.busy_until = end
 
     def kernel(self, stream: Stream, seconds: float, sm_active: float) -> tuple:
-        """Queue a kernel; returns (start, end). The host does not wait."""
+        """Queue a kernel; returns (start, end). The host does not wait. A kernel queued behind
+        another starts `kernel_gap_s` after it ends (the device's own gap between kernels)."""
         now = self._admit(stream)
-        start = max(now, stream.tail, self.compute_tail)
+        behind = max(stream.tail, self.compute_tail)
+        start = max(now, behind + self.spec.kernel_gap_s) if behind > now else now
         end = start + seconds
         self.compute_tail = end
         self._queued(stream, end)
@@ -252,7 +278,8 @@ class Device:
         engine = 1 % len(self.engines)
         if pinned and non_blocking:
             return self._queued_copy(stream, nbytes, self.spec.pinned_copy_bandwidth, engine, state.D2H, hold=False)
-        bandwidth = self.spec.pinned_copy_bandwidth if pinned else self.spec.pageable_copy_bandwidth
+        bandwidth = self.spec.pinned_copy_bandwidth if pinned else \
+            (self.spec.pageable_d2h_bandwidth or self.spec.pageable_copy_bandwidth)
         return self._held_copy(stream, nbytes, bandwidth, engine, state.D2H)
 
     def _held_copy(self, stream, nbytes, bandwidth, engine, kind) -> tuple:
@@ -260,7 +287,7 @@ class Device:
         self.wait_until(stream.tail)
         now = self.clock.now()
         start = max(now, self.engines[engine])
-        end = start + nbytes / bandwidth
+        end = start + self.spec.copy_latency_s + nbytes / bandwidth
         self.engines[engine] = end
         self._queued(stream, end)
         self.recorder.add(start, end, 0.0, kind, nbytes)
@@ -271,7 +298,7 @@ class Device:
         """Queued after the stream's work on a copy engine; `hold`: the host waits for the stream."""
         now = self._admit(stream)
         start = max(now, stream.tail, self.engines[engine])
-        end = start + nbytes / bandwidth
+        end = start + self.spec.copy_latency_s + nbytes / bandwidth
         self.engines[engine] = end
         self._queued(stream, end)
         self.recorder.add(start, end, 0.0, kind, nbytes)

@@ -32,13 +32,17 @@ class DeviceSpec:
     clock_mhz: float                # the SM clock kernels run at
     max_clock_mhz: float
     tflops: dict
-    efficiency: float
+    efficiency: object              # a share of the peak, or {math mode: share}: matmuls
     memory_bandwidth: float
     pinned_copy_bandwidth: float
     pageable_copy_bandwidth: float
     copy_engines: int
     min_kernel_s: float
     context_bytes: int
+    conv_efficiency: object = None  # the same for convolutions (None: as matmuls)
+    pageable_d2h_bandwidth: float = None
+    copy_latency_s: float = 0.0
+    kernel_gap_s: float = 0.0
 
     @property
     def is_mig(self) -> bool:
@@ -56,10 +60,17 @@ def whole_gpu(gpu, nvml_index: int) -> DeviceSpec:
     return DeviceSpec(nvml_index=nvml_index, gpu_instance_id=0, name=gpu.name, uuid=gpu.uuid,
                       pci_bus_id=gpu.pci_bus_id, memory_bytes=gpu.memory_bytes, sm_count=gpu.sm_count,
                       capability=tuple(gpu.compute_capability), clock_mhz=busy,
-                      max_clock_mhz=gpu.max_sm_clock_mhz, tflops=dict(gpu.tflops), efficiency=gpu.efficiency,
+                      max_clock_mhz=gpu.max_sm_clock_mhz, tflops=dict(gpu.tflops), efficiency=_frozen(gpu.efficiency),
                       memory_bandwidth=gpu.memory_bandwidth, pinned_copy_bandwidth=gpu.pinned_copy_bandwidth,
                       pageable_copy_bandwidth=gpu.pageable_copy_bandwidth, copy_engines=gpu.copy_engines,
-                      min_kernel_s=gpu.min_kernel_s, context_bytes=gpu.context_bytes)
+                      min_kernel_s=gpu.min_kernel_s, context_bytes=gpu.context_bytes,
+                      conv_efficiency=_frozen(gpu.conv_efficiency), pageable_d2h_bandwidth=gpu.pageable_d2h_bandwidth,
+                      copy_latency_s=gpu.copy_latency_s, kernel_gap_s=gpu.kernel_gap_s)
+
+
+def _frozen(value):
+    """A spec is hashable: a dict of efficiencies becomes a tuple of its items."""
+    return tuple(sorted(value.items())) if isinstance(value, dict) else value
 
 
 def mig_instance(gpu, instance, nvml_index: int) -> DeviceSpec:

@@ -11,6 +11,8 @@ import os
 import uuid as uuidlib
 from dataclasses import dataclass, field
 
+from . import measured
+
 ENV = "GPUPROF_SIMGPU"
 MACHINE_FILE = "machine.json"
 GIB = 1 << 30
@@ -26,9 +28,17 @@ class MigInstance:
     uuid: str = ""
 
 
+def _measured(key):
+    """A default taken from the real GPU's table (`measured.H200`), copied so no Gpu shares it."""
+    value = measured.H200[key]
+    return field(default_factory=lambda: dict(value)) if isinstance(value, dict) else value
+
+
 @dataclass
 class Gpu:
-    """One GPU. Defaults describe an H100 SXM; the speeds decide how long each kernel and copy takes."""
+    """One GPU. Defaults describe an H100 SXM; the speeds decide how long each kernel and copy takes.
+    Efficiencies, launch and copy costs, the context's memory are what an H200 measured
+    (`measured.py`: the same GH100 chip); the memory bandwidth is that H200's scaled to HBM3."""
     name: str = "NVIDIA H100 80GB HBM3"
     uuid: str = ""                         # filled by Machine: "GPU-xxxxxxxx-xxxx-..."
     pci_bus_id: str = ""                   # filled by Machine: NVML's order is PCI bus order
@@ -42,19 +52,30 @@ class Gpu:
     idle_after_s: float = 0.25             # the clocks drop to idle once no kernel ran for this long
     tflops: dict = field(default_factory=lambda: {"float32": 67.0, "tf32": 494.0, "bfloat16": 989.0,
                                                   "float16": 989.0, "int8": 1979.0})
-    efficiency: float = 0.7                # share of the peak a large kernel reaches
-    memory_bandwidth: float = 3.35e12      # bytes/s of device memory
-    pinned_copy_bandwidth: float = 25e9    # bytes/s host<->device from page-locked memory
-    pageable_copy_bandwidth: float = 12e9  # bytes/s from pageable memory (staged through a pinned buffer)
+    # share of the peak a large matmul reaches, by math mode (one number: every mode)
+    efficiency: object = _measured("matmul_efficiency")
+    conv_efficiency: object = _measured("conv_efficiency")     # the same for convolutions
+    memory_bandwidth: float = round(measured.H200["memory_bandwidth"] * measured.H100_MEMORY_SCALE, -9)
+    pinned_copy_bandwidth: float = _measured("pinned_copy_bandwidth")       # bytes/s, page-locked host memory
+    pageable_copy_bandwidth: float = _measured("pageable_copy_bandwidth")   # host to device, staged by the driver
+    pageable_d2h_bandwidth: float = _measured("pageable_d2h_bandwidth")     # device to pageable host memory
+    copy_latency_s: float = _measured("copy_latency_s")     # each copy's fixed cost on its engine
     copy_engines: int = 2
-    min_kernel_s: float = 3e-6             # a kernel's device time is never less
+    min_kernel_s: float = _measured("min_kernel_s")         # a kernel's device time is never less
+    kernel_gap_s: float = _measured("kernel_gap_s")         # the device's idle gap between queued kernels
     idle_power_w: float = 70.0
     busy_power_w: float = 700.0
-    context_bytes: int = 500 << 20         # device memory a process's CUDA context takes
+    context_bytes: int = _measured("context_bytes")         # a process's CUDA context and libraries
     mig: list = field(default_factory=list)   # [MigInstance]: non-empty puts the GPU in MIG mode
     gpm: bool = True                       # GPU Performance Monitoring (Hopper and later)
     fail_after_reads: int = -1             # NVML calls on this GPU fail (GPU lost) after so many reads
     pcie_generation: int = 5
+
+
+def h200(**overrides) -> Gpu:
+    """An H200 SXM as measured (`measured.H200`): the H100's chip with 141 GB of HBM3e."""
+    return Gpu(**{"name": "NVIDIA H200", "memory_bytes": 150_109_880_320,
+                  "memory_bandwidth": measured.H200["memory_bandwidth"], **overrides})
 
 
 @dataclass
@@ -66,10 +87,14 @@ class Machine:
     used_memory_known: bool = True         # False: usedGpuMemory is None (NVML_VALUE_NOT_AVAILABLE)
     driver_version: str = "550.54.15"
     cuda_driver_version: int = 12040
-    util_sample_period_s: float = 1 / 6    # NVML utilisation covers the past sample period
+    util_sample_period_s: float = _measured("util_sample_period_s")   # NVML utilisation's past period
     pcie_read_s: float = 0.02              # nvmlDeviceGetPcieThroughput samples over 20 ms
     host_pid_offset: int = 3_000_000       # pid_mode host: a container PID plus this is the host PID
     mps_server_pid: int = 4242
+    # How a host thread waits for the device: "spin" burns its core as CUDA's default schedule does
+    # (cudaDeviceScheduleAuto spins while a process has fewer contexts than the machine has cores);
+    # "sleep" leaves the core free, the default here, where CI's 2 cores run every scenario
+    host_wait: str = "sleep"
     seed: str = "gpuprof-simgpu"
 
     def __post_init__(self):

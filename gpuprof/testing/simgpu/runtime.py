@@ -31,7 +31,7 @@ class Runtime:
         self.machine = machine
         self.folder = folder
         self.specs = visible_devices(machine, environ)
-        self.clock = clock or RealClock()
+        self.clock = clock or RealClock(spin=getattr(machine, "host_wait", "sleep") == "spin")
         self.recorders = recorders and folder is not None
         self.devices = {}                    # ordinal -> Device, made on first use
         self.initialized = False

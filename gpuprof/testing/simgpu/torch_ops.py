@@ -186,7 +186,8 @@ class OpHandler:
         first = outputs[0]
         if formula is not None:
             flops = self._flops(func, formula, args, kwargs, out)
-            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(func, first))
+            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(func, first),
+                                            conv=func._schema.name.split("::")[-1] in CONV_OPS)
             share = device.sm_share(first.numel(), per_sm=128 * 128)
         else:
             seconds = device.kernel_seconds(0, nbytes)

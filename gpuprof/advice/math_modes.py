@@ -1,0 +1,161 @@
+"""What changing a GPU step's math mode buys (mixed precision, TF32), from what the run counted:
+the step's FLOPs by op family (matmuls, convolutions, attention), the ops it dispatched, its step
+time, and the rates each family reached in each mode on a real GPU.
+
+The step now: each family's counted FLOPs take FLOPs / (share of the data sheet's peak reached x
+that peak) of the step, between the family's lowest and highest measured share (at most the step
+itself). After the change each family's time shrinks by the ratio of its rates in the two modes,
+measured shape by shape on the same GPU (a matmul that ran at 76% of FP32's peak runs at about 70% of
+BF16's). The rest of the step (element-wise ops, norms, the loss, the optimizer, the host's own work
+between launches) is left as it is: autocast keeps softmax, norms and losses in float32. The step
+cannot get shorter than the host takes to launch its ops (the counted ops times a host cost per op).
+
+The low end takes the least time in these families now (their highest share of the peak), the
+smaller ratio and the dearer host; the high end the most time (capped at the step), the larger ratio
+and the cheaper host. Where the GPU idled part of the steps with the data ready, the host sets their
+pace and the low end is no gain (HOST_PACED_UTIL). Every figure below was measured on one NVIDIA H200 (driver 580.159.04,
+torch 2.11.0+cu130, 16-core Intel Xeon host; 2026-11-27, bench/real_gpu/cost_table.py): the same
+GH100 chip as an H100 SXM; for other GPUs the ratios stand in with their own data-sheet peaks.
+Checked on whole programs it was not fitted to: a GPT in float32 (mixed precision measured 5.68x and
+4.08x by `gpuprof try`, TF32 3.10x) and a ResNet-18 (bf16 autocast 1.16x in a bare loop, 0.87x in its
+program with DataLoader workers), docs/validation.md."""
+
+from gpuprof.analysis.efficiency import CONV_OPS, math_modes
+from gpuprof.analysis.peaks import known_peak
+
+#: Share of the data sheet's dense peak each family reached, (lowest, highest) over the measured
+#: shapes. Matmuls: square 1024 to 8192 (fp32 38.3-51.3 TFLOPS; smaller ones are the host's launches).
+#: Convolutions: 3x3 at ResNet shapes (fp32 39.6-67.2, TF32 93.8-209.5, bf16 147.6-305.4 TFLOPS).
+#: Attention: causal SDPA forward and backward at (16, 12, 512, 64), in the FLOP counter's own count
+#: (fp32 42 TFLOPS memory-efficient, 22 math; bf16 206 default, 160 flash).
+SHARE_OF_PEAK = {
+    "matmul": {"FP32": (0.57, 0.77), "TF32": (0.30, 0.70), "BF16": (0.18, 0.71), "FP16": (0.18, 0.71)},
+    "conv": {"FP32": (0.59, 1.0), "TF32": (0.19, 0.42), "BF16": (0.15, 0.31), "FP16": (0.15, 0.31)},
+    "attention": {"FP32": (0.33, 0.63), "TF32": (0.33, 0.63), "BF16": (0.16, 0.21), "FP16": (0.16, 0.21)},
+}
+#: How many times faster a family runs in the new mode than in the old, (low, high), shape by shape
+#: (matmuls 2048 to 8192; at 1024 and below a step's matmuls are launch-bound, which the host floor
+#: takes). TF32 does not change attention's kernels as torch picks them (memory-efficient in fp32).
+SPEED_RATIO = {
+    ("matmul", "FP32", "TF32"): (6.7, 6.9), ("matmul", "FP32", "BF16"): (13.1, 14.0),
+    ("matmul", "TF32", "BF16"): (1.93, 2.02),
+    ("conv", "FP32", "TF32"): (2.37, 3.12), ("conv", "FP32", "BF16"): (3.5, 4.9), ("conv", "TF32", "BF16"): (1.46, 1.57),
+    ("attention", "FP32", "BF16"): (4.9, 4.9), ("attention", "TF32", "BF16"): (4.9, 4.9),
+    ("attention", "FP32", "TF32"): (1.0, 1.0),
+}
+#: Host seconds per dispatched aten op in a training step: 16.4 us measured (a small MLP's Adam step,
+#: autograd included); 5.7 us a bare eager launch, the least an op costs the host.
+HOST_S_PER_OP = (5.7e-6, 16.4e-6)
+#: Under this NVML utilisation over the steps (with the data ready) the GPU waits for the host's
+#: launches: a step queued without waiting takes the longer of the host's and the device's time, so a
+#: device idle 10% of it is already not the limit, and a faster mode may buy nothing at all (an H200
+#: ResNet-18 at 70% ran 0.87x under autocast, whose casts add launches). The low end is then 1.0x,
+#: and the high end keeps at least the idle share of the step as the host's.
+HOST_PACED_UTIL = 0.9
+
+
+def family(op: str) -> str:
+    if op in CONV_OPS:
+        return "conv"
+    return "attention" if "attention" in op else "matmul"
+
+
+def gain(ev, target: str, model: dict):
+    """(central, low, high) speed-up of running the counted step's families in `target` ("BF16",
+    "FP16" under autocast; "TF32" for float32 matmuls), or (None, reason) where the run lacks a
+    figure it needs."""
+    found, reason = _model(ev, target, model)
+    if found is None:
+        return None, reason
+    low, high = found["ends"]
+    return ((low * high) ** 0.5, low, high), None
+
+
+def why(ev, target: str, model: dict = None) -> str:
+    """The estimate's inputs in words: the families' share of the counted FLOPs and of the step now
+    and after, and the host's floor."""
+    model = model if model is not None else ev.model
+    key = target
+    found, reason = _model(ev, key, model)
+    if found is None:
+        return f"not estimated ({reason})"
+    step = found["step"]
+    total = sum(found["flops"].values()) or 1
+    parts = ", ".join(f"{flops / total:.0%} {WORDS[kind]}" for kind, flops in
+                      sorted(found["flops"].items(), key=lambda item: -item[1]) if flops / total >= 0.01)
+    now, after = found["now"], found["after"]
+    text = (f"the counted step's FLOPs are {parts}: at the rates each reached on an H200 they take "
+            f"{_span(now)} of the {_ms(step)} step, and would take {_span(after)} in {key}")
+    if found["paced"] is not None:
+        text += (f"; but the GPU idled {1 - found['paced']:.0%} of the steps with the data ready: the host's "
+                 "launches may set their pace, and a faster mode then buys nothing")
+    elif found["host"]:
+        text += f"; the host's {found['ops']} ops a step take it at least {_ms(found['host'][0])} to launch"
+    return text
+
+
+WORDS = {"matmul": "matmuls", "conv": "convolutions", "attention": "attention"}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms" if seconds < 0.01 else f"{seconds * 1e3:.0f} ms"
+
+
+def _span(pair) -> str:
+    low, high = _ms(pair[0]), _ms(pair[1])
+    return low if low == high else f"{low[:-3]}-{high}"
+
+
+def _model(ev, target: str, model: dict):
+    counted = ev.counted_step or {}
+    step = counted.get("step_s")
+    by_op = counted.get("by_op") or {}
+    if not (ev.gpu and step and by_op and ev.gpu_name):
+        return None, "the step's FLOPs or the GPU were not counted"
+    now = {}
+    for op, flops in by_op.items():
+        modes = math_modes({op: flops}, counted.get("dtype") or "float32", model, counted.get("device") or "cuda")
+        for mode, count in modes.items():
+            key = (family(op), mode)
+            now[key] = now.get(key, 0) + count
+    peaks = {mode: (known_peak(ev.gpu_name, mode) or {}).get("tflops") for _, mode in now}
+    if not now or not all(peaks.values()):
+        return None, f"no data-sheet peak for the {ev.gpu_name} in every mode the step ran"
+    spans = []
+    for (kind, mode), flops in now.items():
+        new_mode = _new_mode(kind, mode, target)
+        ratio = (1.0, 1.0) if new_mode == mode else SPEED_RATIO.get((kind, mode, new_mode))
+        if ratio is None:
+            return None, f"no measured ratio for {kind}s from {mode} to {new_mode}"
+        lowest, highest = SHARE_OF_PEAK[kind][mode]
+        spans.append(((flops / (highest * peaks[mode] * 1e12), flops / (lowest * peaks[mode] * 1e12)), ratio))
+    ops = counted.get("ops") or 0
+    util = ev.gpu_util
+    paced = util is not None and util < HOST_PACED_UTIL and (ev.wait_share or 0.0) < 0.1
+    ends, in_now, in_after, host = [], [], [], []
+    for end, per_op in ((0, HOST_S_PER_OP[1]), (1, HOST_S_PER_OP[0])):
+        busy = sum(seconds[end] for seconds, _ in spans)
+        scale = min(1.0, step / busy) if busy else 1.0      # the families take at most the step
+        families = busy * scale
+        after = sum(seconds[end] * scale / ratio[end] for seconds, ratio in spans)
+        floor = ops * per_op
+        if paced:
+            floor = max(floor, step if end == 0 else (1.0 - util) * step)
+        ends.append(step / max(step - families + after, floor, 1e-9))
+        in_now.append(families)
+        in_after.append(after)
+        host.append(floor)
+    flops_by_kind = {}
+    for (kind, _), flops in now.items():
+        flops_by_kind[kind] = flops_by_kind.get(kind, 0) + flops
+    return {"ends": (min(ends), max(ends)), "step": step, "flops": flops_by_kind, "now": tuple(sorted(in_now)),
+            "after": tuple(sorted(in_after)), "ops": ops, "host": tuple(sorted(host)) if ops else None,
+            "paced": util if paced else None}, None
+
+
+def _new_mode(kind: str, mode: str, target: str) -> str:
+    """The mode a family runs in after the change: autocast moves every family to its dtype; TF32
+    moves float32 matmuls (convolutions follow cuDNN's own flag, attention its kernels)."""
+    if target == "TF32":
+        return "TF32" if kind == "matmul" and mode == "FP32" else mode
+    return target

@@ -1,0 +1,112 @@
+"""The simulated GPU against what a real H200 measured (gpuprof/testing/simgpu/measured.py, from
+bench/real_gpu/cost_table.py): the same work, timed by the device model on a fake clock, lands within
+a stated tolerance of the measured figure. A default changed without a new measurement fails here."""
+
+import pytest
+
+from gpuprof.testing.simgpu import Gpu, Machine, h200, measured
+from gpuprof.testing.simgpu.device import Device, FakeClock
+from gpuprof.testing.simgpu.enumeration import whole_gpu
+
+H200 = measured.H200
+MB = 1 << 20
+
+
+class NoRecorder:
+    def add(self, *args, **kwargs):
+        pass
+
+    def memory(self, *args):
+        pass
+
+    def flush(self):
+        pass
+
+
+def device(gpu=None):
+    spec = whole_gpu(Machine(gpus=[gpu or h200()]).gpus[0], 0)
+    return Device(spec, 0, FakeClock(), NoRecorder())
+
+
+def matmul_tflops(dev, n, dtype):
+    element = 4 if dtype in ("float32", "tf32") else 2
+    flops = 2 * n ** 3
+    return flops / dev.kernel_seconds(flops, 3 * n * n * element, dtype) / 1e12
+
+
+@pytest.mark.parametrize("dtype,n,measured_tflops", [("float32", 8192, 51.2), ("tf32", 4096, 342.3),
+                                                     ("tf32", 8192, 347.3), ("bfloat16", 4096, 686.1),
+                                                     ("bfloat16", 8192, 670.9)])
+def test_a_large_matmul_runs_at_the_rate_the_h200_measured(dtype, n, measured_tflops):
+    assert matmul_tflops(device(), n, dtype) == pytest.approx(measured_tflops, rel=0.06)
+
+
+@pytest.mark.parametrize("dtype,measured_tflops", [("float32", 41.2), ("tf32", 103.5), ("bfloat16", 158.5)])
+def test_a_resnet_convolution_runs_far_below_the_matmul_rate_as_measured(dtype, measured_tflops):
+    batch, cin, size, cout = 64, 64, 56, 64          # ImageNet ResNet stage 1, the shapes' median
+    element = 4 if dtype != "bfloat16" else 2
+    flops = 2 * batch * cout * size * size * cin * 9
+    nbytes = (batch * cin * size * size + batch * cout * size * size + cout * cin * 9) * element
+    seconds = device().kernel_seconds(flops, nbytes, dtype, conv=True)
+    assert flops / seconds / 1e12 == pytest.approx(measured_tflops, rel=0.1)
+    assert flops / device().kernel_seconds(flops, nbytes, dtype) / 1e12 > 2 * measured_tflops or dtype == "float32"
+
+
+def test_device_memory_moves_at_the_measured_bandwidth():
+    nbytes = 2 * (1 << 30)                              # a 1 GiB copy: read plus written
+    assert nbytes / device().kernel_seconds(0, nbytes) / 1e12 == pytest.approx(4.22, rel=0.03)
+
+
+@pytest.mark.parametrize("nbytes,pinned,measured_s", [(100 * MB, True, 1.896e-3), (MB, True, 22.2e-6),
+                                                      (100 * MB, False, 10.26e-3), (MB, False, 102e-6)])
+def test_host_to_device_copies_take_the_measured_time(nbytes, pinned, measured_s):
+    dev = device()
+    start, end = dev.copy_to_device(dev.default_stream, nbytes, pinned=pinned, non_blocking=pinned)
+    assert end - start == pytest.approx(measured_s, rel=0.08)
+
+
+def test_a_copy_to_pageable_host_memory_runs_at_the_measured_rate():
+    dev = device()
+    start, end = dev.copy_to_host(dev.default_stream, 100 * MB, pinned=False, non_blocking=False)
+    assert 100 * MB / (end - start) / 1e9 == pytest.approx(15.35, rel=0.03)
+
+
+def test_tiny_kernels_queued_back_to_back_start_one_per_3_4_microseconds():
+    dev = device()
+    dev.kernel(dev.default_stream, 0.1, 1.0)             # the long kernel they queue behind
+    ends = [dev.kernel(dev.default_stream, dev.kernel_seconds(0, 64), 0.01)[1] for _ in range(1000)]
+    spacing = (ends[-1] - ends[0]) / 999
+    assert spacing == pytest.approx(3.38e-6, rel=0.03)
+
+
+def test_tiny_kernels_launched_one_by_one_keep_the_device_busy_as_nvml_counted():
+    """156,000 launches a second kept NVML's utilisation at 32%."""
+    dev = device()
+    clock, busy = dev.clock, 0.0
+    for _ in range(1000):
+        start, end = dev.kernel(dev.default_stream, dev.kernel_seconds(0, 64), 0.01)
+        busy += end - start
+        clock.advance(1 / 156_000)
+    assert busy / (1000 / 156_000) == pytest.approx(0.32, abs=0.02)
+
+
+def test_a_process_holds_the_measured_context_beyond_its_tensors():
+    assert device().memory.held() == H200["context_bytes"]
+
+
+def test_the_default_gpu_is_the_h200_with_hbm3_memory():
+    """The H100 default shares every measured figure but the memory bandwidth, scaled by the data
+    sheets: an H100 here moved about 3.0 TB/s device to device (.library/device/KINDS.md, 2026-11-13)."""
+    default, measured_h200 = Gpu(), h200()
+    assert default.memory_bandwidth == pytest.approx(3.0e12, rel=0.02)
+    for name in ("efficiency", "conv_efficiency", "pinned_copy_bandwidth", "pageable_copy_bandwidth",
+                 "copy_latency_s", "min_kernel_s", "kernel_gap_s", "context_bytes", "tflops", "sm_count",
+                 "max_sm_clock_mhz"):
+        assert getattr(default, name) == getattr(measured_h200, name), name
+    assert Machine().util_sample_period_s == H200["util_sample_period_s"]
+
+
+def test_one_gpu_s_efficiencies_are_its_own():
+    first, second = Gpu(), Gpu()
+    first.efficiency["bfloat16"] = 0.1
+    assert second.efficiency["bfloat16"] == H200["matmul_efficiency"]["bfloat16"]
