@@ -27,6 +27,9 @@ class Fix:
     keep: Optional[Callable] = None   # (settings, loader, framework) -> how to keep what `try` measured
     variant_label: Optional[Callable] = None     # (change) -> try's label for it, when not "ID: k=v"
     variant_caution: Optional[Callable] = None   # (change) -> what try's variant changes beside speed
+    # (report) -> the change `try --fix ID` makes when the user names the fix and the baseline did not
+    # advise it; None where the change needs the advice's own figures
+    unadvised: Optional[Callable] = None
 
     @property
     def is_setting(self) -> bool:

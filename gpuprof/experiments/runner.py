@@ -98,10 +98,17 @@ class Experiment:
         chosen = list(self.plan.variants)
         for fix_id in self.plan.fixes:
             item = next((a for a in advice if a.get("id") == fix_id), None)
-            if item is None:
-                advised = ", ".join(a["id"] for a in advice) or "none"
-                raise UsageProblem(f"--fix {fix_id}: the baseline run's advice does not include it (advised: {advised})")
-            chosen.append(variant_kinds.from_advice(item))
+            if item is not None:
+                chosen.append(variant_kinds.from_advice(item))
+                continue
+            advised = ", ".join(a["id"] for a in advice) or "none"
+            variant = variant_kinds.unadvised(fix_id, report)
+            if variant is None:
+                raise UsageProblem(f"--fix {fix_id}: the baseline run's advice does not include it (advised: "
+                                   f"{advised}), and its change needs the advice's own figures")
+            self.notes.append(f"--fix {fix_id}: the baseline run did not advise it (advised: {advised}); measured "
+                              f"as asked, {variant.label}, with no estimate")
+            chosen.append(variant)
         if self.plan.top:
             taken = 0
             for rank, item in enumerate(advice, 1):

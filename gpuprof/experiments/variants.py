@@ -81,6 +81,14 @@ def hdf5_cache(nbytes: int) -> Variant:
     return _for_fix(fixes.owner_of(change), change, label=f"hdf5 cache {nbytes} B")
 
 
+def unadvised(fix_id: str, report: dict):
+    """The variant for a fix the user names that the baseline did not advise, where the fix can be
+    tried without the advice's figures; else None."""
+    fix = fixes.get(fix_id)
+    change = fix.unadvised(report) if fix is not None and fix.unadvised is not None else None
+    return _for_fix(fix, change) if change else None
+
+
 def from_advice(item: dict) -> Variant:
     """The variant that makes exactly the change an advice item describes; UsageProblem when that
     change needs an edit try cannot make."""

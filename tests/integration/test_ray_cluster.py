@@ -4,6 +4,7 @@ environment: on a `ray start --head` cluster, and on Ray's own multi-node test c
 on this machine); the program's output and exit status are those of plain python."""
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -59,7 +60,35 @@ def head_cluster():
     try:
         yield f"127.0.0.1:{port}"
     finally:
-        subprocess.run([RAY, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        _stop_cluster_under(temp)
+
+
+def _stop_cluster_under(temp: str) -> None:
+    """Stops the processes of the cluster this test started, and only those: every process whose
+    command line names its temp folder, with their children (Ray's agents rename themselves). Ray's
+    own stop command would stop every Ray cluster of the user on this machine."""
+    import psutil
+    me = os.getpid()
+    roots = [p for p in psutil.process_iter(["cmdline"])
+             if p.pid != me and any(temp in arg for arg in (p.info["cmdline"] or []))]
+    procs = {p.pid: p for p in roots}
+    for root in roots:
+        try:
+            procs.update((child.pid, child) for child in root.children(recursive=True))
+        except psutil.Error:
+            pass
+    for proc in procs.values():
+        try:
+            proc.terminate()
+        except psutil.Error:
+            pass
+    _, alive = psutil.wait_procs(list(procs.values()), timeout=10)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.Error:
+            pass
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 def test_a_job_joining_a_ray_start_cluster_is_seen_in_its_workers(tmp_path, head_cluster):

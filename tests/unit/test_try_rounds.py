@@ -164,6 +164,28 @@ def test_a_fix_is_chosen_from_the_baseline_measured_over_the_grown_window(tmp_pa
     assert experiment.baseline_report["advice"][1]["id"] == "mixed-precision"
 
 
+def test_a_fix_the_user_names_is_measured_even_where_the_baseline_did_not_advise_it(tmp_path):
+    """`run` ranked num-workers first; try's shorter baseline advised others: the user's fix is still
+    measured, and try says it was not advised."""
+    run_one, calls = fake_program(lambda r, v: 0.5 if v is None else 0.25)
+    advised = [{"id": "batch-echoing", "change": {"echo": 2}}]
+
+    def with_other_advice(run_dir, settings):
+        rep, events = run_one(run_dir, settings)
+        return dict(rep, advice=advised), events
+    settings = Settings(steps=10, warmup_steps=1, rounds=1, max_rounds=1, out=str(tmp_path), min_window_s=0)
+    experiment = Experiment(command=_Command(), plan=Plan(fixes=["num-workers"]), settings=settings,
+                            run_one=with_other_advice)
+    experiment.execute()
+    [variant] = experiment.variants
+    assert variant.settings == {"num_workers": 2, "persistent_workers": True}     # the report's 2 cores
+    assert any("did not advise it (advised: batch-echoing); measured as asked" in n for n in experiment.notes)
+    needs_figures = Experiment(command=_Command(), plan=Plan(fixes=["hdf5-chunk-cache"]), settings=Settings(
+        steps=10, warmup_steps=1, rounds=1, max_rounds=1, out=str(tmp_path), min_window_s=0), run_one=with_other_advice)
+    with pytest.raises(Exception, match="needs the advice's own figures"):
+        needs_figures.execute()
+
+
 class _Command:
     label = "train"
 

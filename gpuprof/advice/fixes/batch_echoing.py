@@ -53,4 +53,4 @@ def variant_caution(change) -> str:
 
 FIX = Fix(id="batch-echoing", title="Echo each batch: train on it twice before fetching the next", effort=2,
           addresses=INPUT, build=build, changes_training=True, try_keys=("echo",), keep=keep,
-          variant_label=variant_label, variant_caution=variant_caution)
+          variant_label=variant_label, variant_caution=variant_caution, unadvised=lambda report: {"echo": 2})

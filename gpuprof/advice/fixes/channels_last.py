@@ -33,4 +33,4 @@ def keep(settings, loader, framework=None):
 
 FIX = Fix(id="channels-last", title="Use the channels-last memory layout", effort=1,
           addresses=(bottlenecks.COMPUTE.id,),
-          build=build, try_keys=("channels_last",), keep=keep)
+          build=build, try_keys=("channels_last",), keep=keep, unadvised=lambda report: {"channels_last": True})

@@ -34,4 +34,4 @@ def keep(settings, loader, framework=None):
 
 
 FIX = Fix(id="compile", title="Compile the model (torch.compile)", effort=1, addresses=(bottlenecks.COMPUTE.id,),
-          build=build, try_keys=("compile_model",), keep=keep)
+          build=build, try_keys=("compile_model",), keep=keep, unadvised=lambda report: {"compile_model": True})

@@ -28,4 +28,5 @@ def keep(settings, loader, framework=None):
 
 
 FIX = Fix(id="cudnn-benchmark", title="Let cuDNN pick the fastest convolution algorithms", effort=1,
-          addresses=(bottlenecks.COMPUTE.id,), build=build, needs_gpu=True, try_keys=("cudnn_benchmark",), keep=keep)
+          addresses=(bottlenecks.COMPUTE.id,), build=build, needs_gpu=True, try_keys=("cudnn_benchmark",), keep=keep,
+          unadvised=lambda report: {"cudnn_benchmark": True})

@@ -71,5 +71,5 @@ def keep(settings, loader, framework=None):
 
 FIX = Fix(id="mixed-precision", title="Train in mixed precision (autocast)", effort=1,
           addresses=(bottlenecks.COMPUTE.id,),
-          build=build, try_keys=("autocast",), keep=keep,
+          build=build, try_keys=("autocast",), keep=keep, unadvised=lambda report: {"autocast": True},
           variant_caution=lambda change: "the forward runs in lower precision: losses differ in their last digits")

@@ -190,4 +190,12 @@ def shipped_words(ev, ship: float) -> str:
 
 
 FIX = Fix(id="num-workers", title="Make batches in more DataLoader worker processes", effort=1, addresses=INPUT,
-          build=build, try_keys=("num_workers", "persistent_workers", "torch_threads"), keep=keep_loader_line)
+          build=build, try_keys=("num_workers", "persistent_workers", "torch_threads"), keep=keep_loader_line,
+          unadvised=lambda report: {"num_workers": unadvised_workers(report), "persistent_workers": True})
+
+
+def unadvised_workers(report: dict) -> int:
+    """Workers for a user who names the fix where the run advised none: the job's cores, at most 4
+    (a count the run's figures did not choose; try measures it)."""
+    cores = (report.get("system") or {}).get("cpu_count") or 2
+    return max(1, min(int(cores), 4))

@@ -29,4 +29,5 @@ def build(ev, s):
 
 
 FIX = Fix(id="persistent-workers", title="Keep DataLoader workers alive between epochs", effort=1, addresses=INPUT,
-          build=build, try_keys=("persistent_workers", "prefetch_factor"), keep=keep_loader_line)
+          build=build, try_keys=("persistent_workers", "prefetch_factor"), keep=keep_loader_line,
+          unadvised=lambda report: {"persistent_workers": True, "prefetch_factor": 4})

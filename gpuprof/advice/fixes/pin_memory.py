@@ -33,4 +33,4 @@ def build(ev, s):
 
 FIX = Fix(id="pin-memory", title="Pin host memory and copy asynchronously", effort=1,
           addresses=(bottlenecks.TRANSFER_H2D.id,),
-          build=build, try_keys=("pin_memory",), keep=keep_loader_line)
+          build=build, try_keys=("pin_memory",), keep=keep_loader_line, unadvised=lambda report: {"pin_memory": True})

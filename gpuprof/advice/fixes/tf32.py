@@ -52,5 +52,5 @@ def keep(settings, loader, framework=None):
 
 FIX = Fix(id="tf32", title="Allow TF32 matmuls on tensor cores", effort=1,
           addresses=(bottlenecks.COMPUTE.id,), build=build,
-          needs_gpu=True, try_keys=("allow_tf32",), keep=keep,
+          needs_gpu=True, try_keys=("allow_tf32",), keep=keep, unadvised=lambda report: {"allow_tf32": True},
           variant_caution=lambda change: "float32 matmuls round their inputs to 10 mantissa bits")
