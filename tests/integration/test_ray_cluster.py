@@ -65,7 +65,7 @@ def head_cluster():
 
 def _stop_cluster_under(temp: str) -> None:
     """Stops the processes of the cluster this test started, and only those: every process whose
-    command line names its temp folder, with their children (Ray's agents rename themselves). Ray's
+    command line names its temp folder, with their children (Ray's agents rename themselves), TERM then KILL. Ray's
     own stop command would stop every Ray cluster of the user on this machine."""
     import psutil
     me = os.getpid()
@@ -82,7 +82,7 @@ def _stop_cluster_under(temp: str) -> None:
             proc.terminate()
         except psutil.Error:
             pass
-    _, alive = psutil.wait_procs(list(procs.values()), timeout=10)
+    _, alive = psutil.wait_procs(list(procs.values()), timeout=3)
     for proc in alive:
         try:
             proc.kill()
