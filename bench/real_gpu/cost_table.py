@@ -77,16 +77,18 @@ def events_time(fn, reps, rounds=5, warmup=2):
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(reps):
-            fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / 1e3 / reps)
-    return statistics.median(times)
+    return statistics.median(between_events(fn, reps) for _ in range(rounds))
+
+
+def between_events(fn, reps):
+    """Device seconds per call of `fn` over `reps` calls, from CUDA events recorded around them."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(reps):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1e3 / reps
 
 
 def reps_for(seconds_each, budget=0.05):
@@ -264,13 +266,7 @@ def back_to_back(fn, k, sleep_s=0.1):
     depth, so every launch returns at once)."""
     torch.cuda.synchronize()
     torch.cuda._sleep(int(sleep_s * 1.98e9))
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(k):
-        fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end) / 1e3 / k
+    return between_events(fn, k)
 
 
 MODES = {"fp32": (torch.float32, False), "tf32": (torch.float32, True), "bf16": (torch.bfloat16, False)}

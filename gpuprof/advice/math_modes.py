@@ -52,6 +52,8 @@ HOST_S_PER_OP = (5.7e-6, 16.4e-6)
 #: ResNet-18 at 70% ran 0.87x under autocast, whose casts add launches). The low end is then 1.0x,
 #: and the high end keeps at least the idle share of the step as the host's.
 HOST_PACED_UTIL = 0.9
+#: "With the data ready": the loop waits for data less than this share of its steps.
+DATA_READY_WAIT = 0.1
 
 
 def family(op: str) -> str:
@@ -60,32 +62,26 @@ def family(op: str) -> str:
     return "attention" if "attention" in op else "matmul"
 
 
-def gain(ev, target: str, model: dict):
-    """(central, low, high) speed-up of running the counted step's families in `target` ("BF16",
-    "FP16" under autocast; "TF32" for float32 matmuls), or (None, reason) where the run lacks a
-    figure it needs."""
+def estimate(ev, target: str, model: dict):
+    """((central, low, high) speed-up, the estimate's inputs in words) of running the counted step's
+    families in `target` ("BF16", "FP16" under autocast; "TF32" for float32 matmuls), or (None, the
+    reason) where the run lacks a figure it needs."""
     found, reason = _model(ev, target, model)
     if found is None:
         return None, reason
     low, high = found["ends"]
-    return ((low * high) ** 0.5, low, high), None
+    return ((low * high) ** 0.5, low, high), _words(found, target)
 
 
-def why(ev, target: str, model: dict = None) -> str:
-    """The estimate's inputs in words: the families' share of the counted FLOPs and of the step now
-    and after, and the host's floor."""
-    model = model if model is not None else ev.model
-    key = target
-    found, reason = _model(ev, key, model)
-    if found is None:
-        return f"not estimated ({reason})"
+def _words(found: dict, target: str) -> str:
+    """The families' share of the counted FLOPs and of the step now and after, and the host's floor."""
     step = found["step"]
     total = sum(found["flops"].values()) or 1
     parts = ", ".join(f"{flops / total:.0%} {WORDS[kind]}" for kind, flops in
                       sorted(found["flops"].items(), key=lambda item: -item[1]) if flops / total >= 0.01)
     now, after = found["now"], found["after"]
     text = (f"the counted step's FLOPs are {parts}: at the rates each reached on an H200 they take "
-            f"{_span(now)} of the {_ms(step)} step, and would take {_span(after)} in {key}")
+            f"{_span(now)} of the {_ms(step)} step, and would take {_span(after)} in {target}")
     if found["paced"] is not None:
         text += (f"; but the GPU idled {1 - found['paced']:.0%} of the steps with the data ready: the host's "
                  "launches may set their pace, and a faster mode then buys nothing")
@@ -131,7 +127,7 @@ def _model(ev, target: str, model: dict):
         spans.append(((flops / (highest * peaks[mode] * 1e12), flops / (lowest * peaks[mode] * 1e12)), ratio))
     ops = counted.get("ops") or 0
     util = ev.gpu_util
-    paced = util is not None and util < HOST_PACED_UTIL and (ev.wait_share or 0.0) < 0.1
+    paced = util is not None and util < HOST_PACED_UTIL and (ev.wait_share or 0.0) < DATA_READY_WAIT
     ends, in_now, in_after, host = [], [], [], []
     for end, per_op in ((0, HOST_S_PER_OP[1]), (1, HOST_S_PER_OP[0])):
         busy = sum(seconds[end] for seconds, _ in spans)

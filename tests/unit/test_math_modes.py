@@ -26,13 +26,13 @@ def evidence(by_op, step_s, ops=None, gpu_name="NVIDIA H200", util=0.96):
 
 @pytest.mark.parametrize("target,measured", [("BF16", 5.68), ("TF32", 3.10)])
 def test_a_float32_gpt_s_gain_holds_what_try_measured_on_an_h200(target, measured):
-    (central, low, high), reason = math_modes.gain(evidence(GPT_FLOPS, 0.1319), target, MODEL)
-    assert reason is None and low <= measured <= high
+    (central, low, high), words = math_modes.estimate(evidence(GPT_FLOPS, 0.1319), target, MODEL)
+    assert "91% matmuls" in words and low <= measured <= high
     assert high / low < 3.0
 
 
 def test_a_resnet_s_convolutions_are_tf32_already_so_bf16_buys_little():
-    (central, low, high), _ = math_modes.gain(evidence(RESNET_FLOPS, 0.0136), "BF16", MODEL)
+    (central, low, high), _ = math_modes.estimate(evidence(RESNET_FLOPS, 0.0136), "BF16", MODEL)
     assert low <= 1.16 <= high < 1.7
 
 
@@ -40,26 +40,26 @@ def test_a_gpu_idle_part_of_the_steps_may_gain_nothing_from_a_faster_mode():
     """The ResNet's own program kept the H200 busy 70% of its steps (host-paced): autocast measured
     0.87x there, 1.16x in a bare loop."""
     ev = evidence(RESNET_FLOPS, 0.0140, ops=304, util=0.70)
-    (central, low, high), _ = math_modes.gain(ev, "BF16", MODEL)
+    (central, low, high), _ = math_modes.estimate(ev, "BF16", MODEL)
     assert low == pytest.approx(1.0) and 1.16 <= high < 1.7
-    assert "idled 30%" in math_modes.why(ev, "BF16")
-    (_, _, tf32_high), _ = math_modes.gain(evidence(RESNET_FLOPS, 0.0136), "TF32", MODEL)
+    assert "idled 30%" in math_modes.estimate(ev, "BF16", MODEL)[1]
+    (_, _, tf32_high), _ = math_modes.estimate(evidence(RESNET_FLOPS, 0.0136), "TF32", MODEL)
     assert tf32_high < 1.01                      # its float32 matmuls are the classifier alone
 
 
 def test_the_host_s_launches_floor_the_step():
     """A step of few FLOPs and many ops is the host's: a faster mode cannot shorten it."""
     few = {"mm": 2e9}
-    (_, low, high), _ = math_modes.gain(evidence(few, 0.010, ops=600), "BF16", MODEL)
+    (_, low, high), _ = math_modes.estimate(evidence(few, 0.010, ops=600), "BF16", MODEL)
     assert high <= 0.010 / (600 * math_modes.HOST_S_PER_OP[0]) + 1e-9
-    (_, no_floor_low, _), _ = math_modes.gain(evidence(few, 0.010), "BF16", MODEL)
+    (_, no_floor_low, _), _ = math_modes.estimate(evidence(few, 0.010), "BF16", MODEL)
     assert low <= no_floor_low
 
 
 def test_without_a_count_or_a_known_gpu_there_is_no_estimate_and_a_reason():
-    assert math_modes.gain(evidence({}, 0.1), "BF16", MODEL) == (None, "the step's FLOPs or the GPU were not counted")
-    estimate, reason = math_modes.gain(evidence(GPT_FLOPS, 0.1319, gpu_name="Mystery GPU"), "BF16", MODEL)
-    assert estimate is None and "Mystery GPU" in reason
+    assert math_modes.estimate(evidence({}, 0.1), "BF16", MODEL) == (None, "the step's FLOPs or the GPU were not counted")
+    figures, reason = math_modes.estimate(evidence(GPT_FLOPS, 0.1319, gpu_name="Mystery GPU"), "BF16", MODEL)
+    assert figures is None and "Mystery GPU" in reason
 
 
 def test_the_advice_ranks_mixed_precision_by_its_range_with_the_figures_in_its_why():

@@ -45,9 +45,6 @@ def keep(settings, loader, framework=None):
 
 FIX = Fix(id="fused-optimizer", title="Use the optimizer's fused or multi-tensor step", effort=1,
           addresses=(bottlenecks.COMPUTE.id,), build=build, try_keys=("optimizer_foreach", "optimizer_fused"),
-          keep=keep, unadvised=lambda report: {"optimizer_fused" if _on_gpu(report) else "optimizer_foreach": True})
-
-
-def _on_gpu(report: dict) -> bool:
-    """The trained model was on a GPU (the fused step is a GPU kernel; foreach serves a CPU)."""
-    return str((report.get("model") or {}).get("device") or "").startswith("cuda")
+          keep=keep,
+          # the fused step is a GPU kernel; foreach serves a CPU
+          unadvised=lambda report: {"optimizer_fused" if on_gpu(report.get("model") or {}) else "optimizer_foreach": True})

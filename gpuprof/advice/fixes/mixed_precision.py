@@ -54,12 +54,11 @@ def build(ev, s):
                                                                    "matmuls and convolutions"),
              "change": {"autocast": True}}
     if device == "cuda" and model is not None:
-        mode = "BF16" if dtype == "bfloat16" else "FP16"
-        estimate, _ = math_modes.gain(ev, mode, model)
-        if estimate is not None:
-            central, low, high = estimate
+        figures, words = math_modes.estimate(ev, "BF16" if dtype == "bfloat16" else "FP16", model)
+        if figures is not None:
+            central, low, high = figures
             built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None,
-                         why=f"{chip}; {math_modes.why(ev, mode, model)}")
+                         why=f"{chip}; {words}")
     return built
 
 

@@ -29,20 +29,18 @@ def build(ev, s):
     else:
         setting = "torch.set_float32_matmul_precision('high')"
         snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.allow_tf32 = True"
+    figures, words = math_modes.estimate(ev, "TF32", model)
+    if figures is not None and figures[2] < 1.03:
+        return None         # the counted step's float32 matmuls are too few to matter (cuDNN's convolutions are TF32)
+    today = f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; "
     built = {"estimated_speedup": None, "prior": PRIOR, "where": None,
              "detail": f"let float32 matmuls use TF32 tensor cores: {setting}",
              "snippet": command_first(ev, TF32_MATMUL, True, framework_first(ev, TF32_MATMUL, snippet)),
-             "why": f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; " +
-                    not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
+             "why": today + not_estimated("tf32", "the gain depends on how much of the step is matmuls"),
              "change": {"allow_tf32": True}}
-    estimate, _ = math_modes.gain(ev, "TF32", model)
-    if estimate is not None and estimate[2] < 1.03:
-        return None         # the counted step's float32 matmuls are too few to matter (cuDNN's convolutions are TF32)
-    if estimate is not None:
-        central, low, high = estimate
-        built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None,
-                     why=f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; "
-                         + math_modes.why(ev, "TF32", model))
+    if figures is not None:
+        central, low, high = figures
+        built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None, why=today + words)
     return built
 
 

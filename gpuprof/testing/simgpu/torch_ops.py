@@ -186,8 +186,8 @@ class OpHandler:
         first = outputs[0]
         if formula is not None:
             flops = self._flops(func, formula, args, kwargs, out)
-            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(func, first),
-                                            conv=func._schema.name.split("::")[-1] in CONV_OPS)
+            conv = func._schema.name.split("::")[-1] in CONV_OPS
+            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(first, conv), conv=conv)
             share = device.sm_share(first.numel(), per_sm=128 * 128)
         else:
             seconds = device.kernel_seconds(0, nbytes)
@@ -219,10 +219,9 @@ class OpHandler:
                 seen.extend(a for a in arg if isinstance(a, Tensor) and is_meta(a) and not any(a is o for o in outputs))
         return seen
 
-    def _compute_dtype(self, func, tensor) -> str:
+    def _compute_dtype(self, tensor, conv: bool) -> str:
         torch = self.torch
         dtype = str(tensor.dtype)[6:]
-        conv = func._schema.name.split("::")[-1] in CONV_OPS
         if dtype == "float32":
             allowed = torch.backends.cudnn.allow_tf32 if conv else torch.get_float32_matmul_precision() != "highest"
             if allowed:
