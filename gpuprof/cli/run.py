@@ -5,6 +5,13 @@ from typing import List, Optional
 import typer
 
 from gpuprof.workflows.run import profile
+from gpuprof.workflows.verify import VERIFY_BUDGET_S, VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, VERIFY_STEPS
+
+#: --verify's help reads the rounds it runs from the workflow's own figures, so the two never drift.
+VERIFY_HELP = (f"After the report, measure the input ceiling and the top fix with `gpuprof try` ({VERIFY_ROUNDS} "
+               f"rounds of {VERIFY_STEPS} measured steps, up to {VERIFY_MAX_ROUNDS} while a speed-up is unclear and "
+               f"another round fits in {VERIFY_BUDGET_S:.0f} s) and print them next to the estimates; a top fix "
+               "that needs a code change is named as not tried.")
 
 def run(
     target: Optional[List[str]] = typer.Argument(None, metavar="SCRIPT [ARGS]...",
@@ -33,9 +40,7 @@ def run(
                                         help="Also write a timeline for ui.perfetto.dev or chrome://tracing (JSON)."),
     python: Optional[str] = typer.Option(None, "--python", metavar="EXE",
                                          help="Interpreter for SCRIPT or -m MODULE [default: the first python on PATH]."),
-    verify: bool = typer.Option(False, "--verify", help="After the report, measure the input ceiling and the top fix "
-                                                        "with `gpuprof try` (2 rounds of short runs) and print them "
-                                                        "next to the estimates."),
+    verify: bool = typer.Option(False, "--verify", help=VERIFY_HELP),
     strict: bool = typer.Option(False, "--strict", help="Exit 2 when the program succeeded but a report file could "
                                                         "not be written (a full disk) [default: the program's status]."),
     peak_tflops: Optional[float] = typer.Option(None, "--peak-tflops", metavar="TFLOPS",

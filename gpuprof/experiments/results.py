@@ -1,6 +1,7 @@
 """From the runs of an experiment to the `gpuprof.try/1` record: per variant, each run's mean step
-time over its window and their median over rounds, the speed-up over the baseline of the same
-round with its 90% interval and what the interval says (faster, slower, the same, inconclusive),
+time over its window and their geometric mean over the rounds that count, the speed-up over the
+baseline of the same round (gpuprof.experiments.speedups: the same statistic, so the two agree)
+with its 90% interval and what the interval says (faster, slower, the same, inconclusive),
 gpuprof's own estimate for that change, and the verdict each ended with; the rounds a disturbance
 spoiled, and whether the page cache warmed. Pure: works on plain dictionaries."""
 
@@ -10,6 +11,7 @@ from gpuprof.advice import fixes
 from gpuprof.advice.keeping import keep_line
 from gpuprof.analysis import noise
 from gpuprof.experiments import rounds as round_rules
+from gpuprof.experiments import speedups
 from gpuprof.record import changes
 
 TRY_FORMAT = "gpuprof.try/1"
@@ -71,7 +73,7 @@ def summarise(experiment) -> dict:
         disturbed += found
         left_out |= {(d["round"], index) for d in found}
     loader, framework = experiment.loader, _framework(baseline_report)
-    rows = [_baseline_row(baselines)] + [
+    rows = [_baseline_row(baselines, left_out)] + [
         _variant_row(index, variant.to_dict(), runs, baselines, baseline_report, left_out, (loader, framework))
         for index, (variant, runs) in enumerate(zip(experiment.variants, runs_of))]
     best, passed_over = _best(rows)
@@ -118,13 +120,17 @@ def _framework(report: dict):
     return loaders[0].get("framework") if loaders else None
 
 
-def _baseline_row(baselines: dict) -> dict:
+def _baseline_row(baselines: dict, left_out: set = frozenset()) -> dict:
+    """The baseline's row: its step time is the geometric mean over the rounds that count (a
+    disturbed baseline's round is left out), as each variant's is, so the table's two step times
+    give the speed-up printed beside them."""
     steps = [s for s in (_step(r["report"]) for r in baselines.values()) if s]
-    median = statistics.median(steps) if steps else None
+    counted = [_step(r["report"]) for n, r in baselines.items() if not r["failed"] and n not in left_out]
+    step = speedups.geometric_mean(counted)
     return {"label": "baseline", "same_as_baseline": True, "settings": {}, "fix": None, "caution": None,
             "rounds": len(baselines), "step_s": [round(s, 6) for s in steps],
-            "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
-            "speedup": 1.0 if median else None, "speedup_min": None, "speedup_max": None, "estimate": None,
+            "step_time_s": step, "steps_per_s": (1.0 / step) if step else None,
+            "speedup": 1.0 if step else None, "speedup_min": None, "speedup_max": None, "estimate": None,
             "verdicts": [_verdict(r["report"]) for r in baselines.values()],
             **_efficiency([r["report"] for r in baselines.values() if not r["failed"]]),
             "failed": [r["exit_code"] for r in baselines.values() if r["failed"]],
@@ -137,18 +143,19 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
     row stores how to keep its change in the words of the fixes it was measured with."""
     steps = [s for s in (_step(r["report"]) for r in runs if not r["failed"]) if s]
     ratios = [ratio for _, ratio in round_rules.paired_ratios(runs, baselines, left_out)]
-    centre, low, high = noise.interval(ratios)
-    median = statistics.median(steps) if steps else None
+    measured = speedups.judge(ratios)
+    centre, low, high = measured.centre, measured.low, measured.high
+    step = speedups.geometric_mean(_step(r["report"]) for r in runs if not r["failed"] and _counts(r, index, left_out))
     applied, error, broke, compile_s = _application(runs)
     as_now = _as_now(variant.get("settings") or {}, baseline_report)
     return {
         "label": variant["label"] + (" (as now)" if as_now else ""), "same_as_baseline": as_now, "settings": variant["settings"], "fix": variant.get("fix"),
         "caution": variant.get("caution"), "rounds": len(runs), "step_s": [round(s, 6) for s in steps],
-        "step_time_s": median, "steps_per_s": (1.0 / median) if median else None,
+        "step_time_s": step, "steps_per_s": (1.0 / step) if step else None,
         "speedup": centre,
         "speedup_min": min(ratios) if ratios else None, "speedup_max": max(ratios) if ratios else None,
-        "interval_low": low, "interval_high": high, "paired_rounds": len(ratios),
-        "conclusion": "failed" if broke else ("not applied" if error else noise.conclusion(low, high)) if ratios else None,
+        "interval_low": low, "interval_high": high, "paired_rounds": len(ratios), "too_wide": measured.too_wide,
+        "conclusion": "failed" if broke else ("not applied" if error else measured.conclusion) if ratios else None,
         "changes_training": _changes_training(variant),
         "keep": keep_line(variant.get("settings") or {}, variant.get("fix"), *keeping),
         "estimate": estimate_for(variant, baseline_report),
@@ -160,6 +167,12 @@ def _variant_row(index: int, variant: dict, runs: list, baselines: dict, baselin
         "compile_s": compile_s,
         "run_dirs": [r["run_dir"] for r in runs],
     }
+
+
+def _counts(run: dict, index: int, left_out: set) -> bool:
+    """Whether a variant's run counts: neither its round (a disturbed baseline) nor the run itself
+    (disturbed) was left out."""
+    return run["round"] not in left_out and (run["round"], index) not in left_out
 
 
 def _efficiency(reports: list) -> dict:
@@ -260,26 +273,37 @@ def _sweeps(rows: list) -> list:
     return out
 
 
+def decided(row: dict) -> bool:
+    """Whether a row's speed-up may be stated as a finding: its interval decided it (faster,
+    slower, the same), or it has no interval (one round: judged by its 3% threshold alone, and
+    its line says so). An inconclusive interval leaves it a point estimate only."""
+    return row.get("interval_low") is None or row.get("conclusion") != "inconclusive"
+
+
 def _input_check(rows: list, baseline_report: dict):
     """What the measured input ceiling says about the verdict: the share of step time the input
-    costs is 1 - 1/ceiling speed-up; a verdict that disagrees is corrected, with the reason."""
+    costs is 1 - 1/ceiling speed-up; a verdict that disagrees is corrected, with the reason, but
+    only by a ceiling its rounds decided (`decided`: else the share is a point estimate only)."""
     ceiling = next((r for r in rows[1:] if (r["settings"] or {}).get("ceiling") and r.get("speedup")), None)
     if ceiling is None:
         return None
     share = max(0.0, 1.0 - 1.0 / ceiling["speedup"])
     verdict = (baseline_report.get("verdict") or {}).get("bottleneck")
     wait = (baseline_report.get("steps") or {}).get("data_wait_share")
-    input_bound = share >= 0.3
-    said_input = bool(verdict) and verdict.startswith("input.")
-    corrected = None
-    if input_bound and not said_input:
-        corrected = (f"input-bound, not {verdict}: with the input made free steps were {ceiling['speedup']:.2f}x "
-                     f"faster, so the input costs {share:.0%} of each step although the loop waited only "
-                     f"{(wait or 0):.0%} (producers competing with compute for the CPU cost time without a wait)")
-    elif said_input and share < 0.1:
-        faster = (f"only {ceiling['speedup']:.2f}x faster" if ceiling["speedup"] >= 1 + SAME else
-                  f"no faster ({ceiling['speedup']:.2f}x)")
-        corrected = (f"not input-bound: with the input made free steps were {faster} (the input costs "
-                     f"{share:.0%} of each step), so fixes to the input pipeline cannot buy more")
+    corrected = _correction(ceiling["speedup"], share, verdict, wait) if decided(ceiling) else None
     return {"measured_input_share": round(share, 3), "ceiling_speedup": round(ceiling["speedup"], 3),
-            "verdict": verdict, "data_wait_share": wait, "corrected": corrected}
+            "decided": decided(ceiling), "verdict": verdict, "data_wait_share": wait, "corrected": corrected}
+
+
+def _correction(speedup: float, share: float, verdict, wait):
+    """Why the verdict is wrong, where a decided ceiling contradicts it; else None."""
+    said_input = bool(verdict) and verdict.startswith("input.")
+    if share >= 0.3 and not said_input:
+        return (f"input-bound, not {verdict}: with the input made free steps were {speedup:.2f}x "
+                f"faster, so the input costs {share:.0%} of each step although the loop waited only "
+                f"{(wait or 0):.0%} (producers competing with compute for the CPU cost time without a wait)")
+    if said_input and share < 0.1:
+        faster = f"only {speedup:.2f}x faster" if speedup >= 1 + SAME else f"no faster ({speedup:.2f}x)"
+        return (f"not input-bound: with the input made free steps were {faster} (the input costs "
+                f"{share:.0%} of each step), so fixes to the input pipeline cannot buy more")
+    return None

@@ -16,6 +16,7 @@ import sys
 import time
 
 from gpuprof.experiments import cache
+from gpuprof.experiments.plan_words import rounds_words
 from gpuprof.experiments.rounds import step_of
 from gpuprof.experiments import variants as variant_kinds
 from gpuprof.launch.errors import UsageProblem
@@ -168,10 +169,9 @@ class Experiment:
                 # 200 ms or more): the fixes come from the baseline measured over the full window.
                 self.baseline_report = measured["report"]
         self.resolve(self.baseline_report)
-        self.say(f"at least {s.rounds} and at most {s.max_rounds} rounds of the baseline and {len(self.variants)} "
-                 f"variant{'s' if len(self.variants) != 1 else ''} ({', '.join(v.label for v in self.variants)}), "
-                 f"each {s.steps} measured steps after {s.warmup_steps} warm-up; rounds are added until every "
-                 "speed-up is clear" + (f", within {s.budget_s:.0f} s" if s.budget_s else ""))
+        self.say(f"the baseline and {len(self.variants)} variant{'s' if len(self.variants) != 1 else ''} "
+                 f"({', '.join(v.label for v in self.variants)}), each {s.steps} measured steps after "
+                 f"{s.warmup_steps} warm-up, in {rounds_words(s.rounds, s.max_rounds, s.budget_s)}")
         round_no = 1
         while True:
             round_started = time.monotonic()

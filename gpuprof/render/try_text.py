@@ -15,7 +15,9 @@ def speedup_cell(row: dict) -> str:
     if row["label"] == "baseline":
         return "1.00x"
     text = f"{row['speedup']:.2f}x"
-    if row.get("interval_low") is not None:
+    if row.get("too_wide"):
+        text += ", not decided"
+    elif row.get("interval_low") is not None:
         text += f" ({row['interval_low']:.2f}-{row['interval_high']:.2f})"
         if row.get("conclusion") == "inconclusive":
             text += " ?"
@@ -52,17 +54,45 @@ def change_line(row: dict, loader, framework=None) -> str:
 
 def input_check_line(check: dict, ceiling_row: dict) -> str:
     """What the input ceiling measured, in words that hold when it is below 1: "no faster", and
-    how much faster the rounds' spread allows at most."""
+    how much faster the rounds' spread allows at most; a ceiling its rounds did not decide is a
+    point estimate, said as one, never a finding."""
     x = check["ceiling_speedup"]
     waited = f"(the baseline waited {(check.get('data_wait_share') or 0):.0%} for data)"
+    if check.get("decided") is False:
+        return (f"input check: not decided after {ceiling_row.get('paired_rounds')} rounds: with the input made free "
+                f"steps were {x:.2f}x as fast as a point estimate ({undecided_range(ceiling_row)}), so the share of each "
+                f"step the input costs is not known yet {waited}")
     if x >= 1 + SAME:
         return (f"input check: with the input made free, steps were {x:.2f}x faster: the input costs "
                 f"{check['measured_input_share']:.0%} of each step {waited}")
-    high = ceiling_row.get("speedup_max")
-    spread = (f"; over {ceiling_row['rounds']} rounds {ceiling_row['speedup_min']:.2f}-{high:.2f}x, so at most "
-              f"{max(0.0, 1 - 1 / high):.0%} of a step" if high and (ceiling_row.get("rounds") or 0) > 1 else "")
+    low, high = _spread(ceiling_row)
+    spread = (f"; {_spread_name(ceiling_row)} {low:.2f}-{high:.2f}x, so at most {max(0.0, 1 - 1 / high):.0%} of a step"
+              if high and (ceiling_row.get("rounds") or 0) > 1 else "")
     return (f"input check: with the input made free, steps were no faster ({x:.2f}x{spread}): the input costs no "
             f"measurable share of each step {waited}")
+
+
+def _spread(row: dict) -> tuple:
+    """The row's 90% interval where it has one, else (a record saved before intervals) its rounds'
+    lowest and highest ratio."""
+    if row.get("interval_low") is not None:
+        return row["interval_low"], row["interval_high"]
+    return row.get("speedup_min"), row.get("speedup_max")
+
+
+def _spread_name(row: dict) -> str:
+    if row.get("interval_low") is not None:
+        return f"90% interval over {row.get('paired_rounds')} rounds"
+    return f"over {row.get('rounds')} rounds"
+
+
+def undecided_range(row: dict) -> str:
+    """What an undecided speed-up's rounds allow: its 90% interval, or where that is too wide to
+    mean anything, the lowest and highest ratio its rounds measured."""
+    if row.get("too_wide"):
+        return (f"its rounds measured from {row['speedup_min']:.2f}x to {row['speedup_max']:.2f}x, too far apart "
+                "for an interval")
+    return f"90% interval {row['interval_low']:.2f}x-{row['interval_high']:.2f}x"
 
 
 def noise_lines(record: dict) -> list:
@@ -76,9 +106,11 @@ def noise_lines(record: dict) -> list:
             out.append(f"{row['label']}: measured in {row.get('paired_rounds', 1)} round only, which gives no spread "
                        "to judge it by (--rounds 3 or more)")
         else:
-            out.append(f"{row['label']}: inconclusive after {row['paired_rounds']} rounds: the speed-up lies between "
-                       f"{row['interval_low']:.2f}x and {row['interval_high']:.2f}x (90% interval); more rounds "
-                       "(--max-rounds) or a quieter machine would tell")
+            between = (undecided_range(row) if row.get("too_wide") else
+                       f"the speed-up lies between {row['interval_low']:.2f}x and {row['interval_high']:.2f}x (90% interval)")
+            out.append(f"{row['label']}: {'not decided' if row.get('too_wide') else 'inconclusive'} after "
+                       f"{row['paired_rounds']} rounds: {between}; more rounds (--max-rounds) or a quieter machine "
+                       "would tell")
     for found in record.get("disturbed") or []:
         machine = found.get("machine") or {}
         seen = [f"other processes kept {machine['other_cores']:.1f} of {machine.get('cpu_count')} cores busy"
@@ -96,6 +128,25 @@ def noise_lines(record: dict) -> list:
                    f"{sorted(reads[1:])[len(reads[1:]) // 2] / 2**20:.0f} MiB, so these results describe a warm cache; "
                    "--cold evicts the program's files before every run, as a first epoch meets them")
     return out
+
+
+#: How far the ratio of the table's two step times may lie from the speed-up beside them unremarked.
+TABLE_TOLERANCE = 0.005
+
+
+def table_ratio_line(baseline: dict, row: dict):
+    """The line that says why a speed-up differs from the ratio of the step times in its table,
+    or None where they agree. They agree by construction (one statistic over the same rounds)
+    unless a run was left out or failed on one side only; a record saved before rows counted
+    their rounds (`paired_rounds`) is shown as it was."""
+    before, after, x = baseline.get("step_time_s"), row.get("step_time_s"), row.get("speedup")
+    if not (before and after and x and row.get("paired_rounds")):
+        return None
+    if abs(before / after / x - 1) <= TABLE_TOLERANCE:
+        return None
+    return (f"{row['label']}: {x:.2f}x compares the runs of the {row['paired_rounds']} rounds in which it and the "
+            f"baseline both counted, round by round; the step times above ({before * 1e3:.1f} and {after * 1e3:.1f} ms) "
+            "take every run of each that counted, so their ratio differs")
 
 
 def nothing_found(settings: dict) -> str:
@@ -168,6 +219,9 @@ def lines(record: dict) -> list:
         if check.get("corrected"):
             out.append(f"verdict corrected: {check['corrected']}")
     for row in rows[1:]:
+        disagreement = table_ratio_line(rows[0], row)
+        if disagreement:
+            out.append(disagreement)
         if row.get("broke_training"):
             out.append(f"{row['label']}: failed, not a speed-up ({row['error']})")
         elif row.get("error"):

@@ -15,6 +15,7 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     the try record (`run --verify` keeps its input check in the run's report). Options left None
     (out, interval, gpu, python) take their values from [tool.gpuprof.run], as `run`'s do."""
     from gpuprof.workflows.run_config import settle
+    from gpuprof.experiments.plan_words import rounds_words
     from gpuprof.experiments.results import summarise
     from gpuprof.experiments.runner import Experiment, Interrupted, Settings, say_to_stderr
     from gpuprof.launch.command import from_cli
@@ -35,8 +36,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
                                                     max_rounds=max_rounds, budget_s=budget, cold=cold,
                                                     min_window_s=min_window), say=say)
     experiment.prepare()
-    say(f"runs your program several times (a baseline first, then {rounds} to {max(max_rounds or rounds, rounds)} rounds "
-        "of the baseline and each change, as many as the speed-ups need to be clear); "
+    say(f"runs your program several times (a baseline first, then {rounds_words(rounds, max_rounds, budget)} "
+        "of the baseline and each change); "
         f"each run's record and output are kept in {experiment.folder}, and your files are never edited (what the "
         "program itself writes, it writes once per run)")
     try:

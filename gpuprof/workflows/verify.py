@@ -18,14 +18,16 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
     from gpuprof.workflows.trying import try_changes
 
     advice = report.get("advice") or []
-    applicable = [a for a in advice[:1] if a.get("change")]
+    applicable = [a for a in advice if a.get("change")]
     has_loader = bool(report.get("dataloaders"))
     if not has_loader and not applicable:
-        error("--verify: nothing to measure: the program builds no DataLoader and its top fix needs a code change")
+        error("--verify: nothing to measure: the program builds no DataLoader and every fix it advises needs a "
+              "code change")
         return report
     records = []
     try:
-        try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if applicable else 0,
+        # --top 1 as `try` reads it: a fix ranked above it that needs a code change is named as not tried.
+        try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if advice else 0,
                     rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS, budget=VERIFY_BUDGET_S,
                     steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
                     out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
