@@ -55,6 +55,24 @@ def trainers(groups: list) -> list:
     return found
 
 
+def launcher_world(groups: list) -> dict:
+    """{"world_sizes": {int}, "ranks": {int}}: the distributed job a run's processes say they belong
+    to, from torch.distributed's own rank (the probe's note after init_process_group) or the
+    launcher's RANK and WORLD_SIZE; empty sets for a run no launcher placed in a world."""
+    world_sizes, placed = set(), set()
+    for events in groups:
+        if not events or events[0].get("k") != kinds.PROCESS:
+            continue
+        head = events[0]
+        noted = next((e for e in events if e.get("k") == kinds.RANK), None) or {}
+        size, rank = noted.get("world_size", head.get("world_size")), noted.get("rank", head.get("rank"))
+        if isinstance(size, int) and size > 1:
+            world_sizes.add(size)
+            if isinstance(rank, int):
+                placed.add(rank)
+    return {"world_sizes": world_sizes, "ranks": placed}
+
+
 def rank_row(trainer: dict, sections: dict, verdict: dict) -> dict:
     """One rank's figures for the report's `ranks` list."""
     steps = sections.get("steps") or {}

@@ -13,7 +13,7 @@ import math
 
 from gpuprof.analysis.machine_load import machine_during, notable
 from gpuprof.analysis.noise import SAME
-from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, step_statistic
+from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, step_kind, step_statistic
 from gpuprof.gate.decide import program_of as gate_program
 
 COMPARE_FORMAT = "gpuprof.compare/1"
@@ -46,7 +46,8 @@ def compare(a: dict, b: dict, fail_if_slower: float = None, force: bool = False)
     runs of two different programs unless `force`."""
     if not force:
         check_comparable(a["report"], b["report"])
-    sa, sb = summary(a), summary(b)
+    kind = step_kind(runs_of(a), runs_of(b))
+    sa, sb = summary(a, kind), summary(b, kind)
     step = step_change(sa, sb)
     call = call_of(sa, sb, step)
     return {
@@ -87,13 +88,19 @@ def check_comparable(ra: dict, rb: dict) -> None:
                            "(--force compares them anyway)")
 
 
-def summary(s: dict) -> dict:
-    """What one side measured: its step time and noise (the gate's step_statistic over its runs: the
-    steady median, or the mean for one run whose steps split into instant and waiting ones), its
-    throughput, verdict, whether the machine was disturbed, and what it was made with."""
+def runs_of(s: dict) -> list:
+    """A side's runs: its report, then its other rounds."""
+    return [s["report"]] + list(s.get("rounds") or [])
+
+
+def summary(s: dict, kind: str = None) -> dict:
+    """What one side measured: its step time and noise (the gate's step_statistic over its runs, by
+    `kind`: the steady median, or the mean where a run of either side split into instant and waiting
+    steps), its throughput over the same runs, verdict, whether the machine was disturbed, and what
+    it was made with."""
     report = s["report"]
-    reports = [report] + list(s.get("rounds") or [])
-    step_s, noise, statistic = step_statistic(reports)
+    reports = runs_of(s)
+    step_s, noise, statistic = step_statistic(reports, kind)
     steps = report.get("steps") or {}
     verdict = report.get("verdict") or {}
     return {
@@ -106,12 +113,23 @@ def summary(s: dict) -> dict:
         "noise": noise,
         "interval_s": [step_s * (1 - noise), step_s * (1 + noise)] if step_s and noise is not None else None,
         "steady_steps": (steps.get("steady") or {}).get("steps"),
-        "samples_per_second": steps.get("samples_per_second"),
+        "samples_per_second": throughput(reports),
         "verdict": {"bottleneck": verdict.get("bottleneck"), "summary": verdict.get("summary")},
         "disturbed": disturbance(reports),
         "changes": s.get("changes") or None,
         "tried": s.get("tried") or None,
     }
+
+
+def throughput(reports: list):
+    """The side's samples/s over the same runs as its step time: the median over its runs (one run:
+    its own), so a try folder's throughput is not its first round's beside its rounds' step time."""
+    rates = sorted(r for r in (((report or {}).get("steps") or {}).get("samples_per_second") for report in reports)
+                   if r)
+    if not rates:
+        return None
+    middle = len(rates) // 2
+    return rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2
 
 
 def disturbance(reports: list):

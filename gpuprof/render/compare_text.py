@@ -18,8 +18,7 @@ def headline(cmp: dict) -> str:
     if call == "not measured":
         missing = " and ".join(name for name, s in (("A", a), ("B", b)) if not s["step_s"])
         return f"no step time to compare: {missing} measured no training steps"
-    kind_a, kind_b = a.get("statistic") or "median", b.get("statistic") or "median"
-    kind = kind_b if kind_a == kind_b else f"{kind_b} vs {kind_a}"          # B's first, as its time is
+    kind = b.get("statistic") or "median"          # one measure on both sides (gate.decide.step_kind)
     times = f"{kind} step {seconds(b['step_s'])} vs {seconds(a['step_s'])}, {step['change']:+.1%}"
     measured = (f"B measured {step['speedup']:.2f}x faster" if step["change"] < 0 else
                 f"B measured {step['ratio']:.2f}x slower")
@@ -174,7 +173,7 @@ def markdown(cmp: dict) -> str:
     out = ["### gpuprof compare", "", f"**{_cell(headline(cmp))}**", "",
            "| | A | B |", "|---|---|---|",
            f"| run | `{_cell(a['path'])}` ({a['source']}) | `{_cell(b['path'])}` ({b['source']}) |",
-           f"| median step time | {step_text(a)} | {step_text(b)} |",
+           f"| {a.get('statistic') or 'median'} step time | {step_text(a)} | {step_text(b)} |",
            f"| throughput | {rate_text(a)} | {rate_text(b)} |",
            f"| verdict | {_cell(a['verdict']['summary'] or 'none')} | {_cell(b['verdict']['summary'] or 'none')} |"]
     out += [f"| {name} (share of step) | {left} | {right} |" for name, left, right in phase_rows(cmp)]

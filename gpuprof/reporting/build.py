@@ -24,6 +24,7 @@ from gpuprof.analysis.devices import analyse_devices
 from gpuprof.analysis.transfers import analyse_copies, analyse_hdf5
 from gpuprof.analysis.environment import analyse_environment
 from gpuprof.analysis.eval_phases import outside_rollouts
+from gpuprof.reporting import cut_short
 from gpuprof.reporting.environment_note import environment_notes
 from gpuprof.analysis.startup import startup_section
 from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
@@ -38,6 +39,9 @@ from gpuprof.record import kinds, provenance
 def exit_description(meta: dict) -> str:
     signal = meta.get("signal")
     code = meta.get("exit_code")
+    short = cut_short.outcome(meta)
+    if short:
+        return short
     if meta.get("status") != "finished":
         return "unknown: gpuprof was stopped before the program ended"
     if meta.get("kind") == "notebook":
@@ -106,7 +110,7 @@ def run_notes(meta: dict, system: dict, gpus: list, gpu_status: dict) -> list:
     """What the report says first about the run itself: an unfinished record, missing or lagging
     samples, the job's limits, the GPUs, a SIGKILL."""
     notes = [n for n in meta.get("record_notes") or [] if isinstance(n, str)]
-    if meta.get("status") != "finished":
+    if meta.get("status") != "finished" and not meta.get("cut_short"):
         notes.append("the supervisor did not finish this run: figures are partial")
     if not gpu_status["available"] and gpu_status.get("reason"):
         notes.append(f"no GPU figures: {gpu_status['reason']}")
@@ -114,7 +118,7 @@ def run_notes(meta: dict, system: dict, gpus: list, gpu_status: dict) -> list:
         notes.append(f"the sampler fell behind {system['late_ticks']} times; intervals were stretched")
     notes.extend(limit_notes(system.get("cpu_limit")))
     notes.extend(gpu_notes(gpus, gpu_status))
-    if meta.get("signal") == "SIGKILL":
+    if meta.get("signal") == "SIGKILL" and not cut_short.killed_after_interrupt(meta):
         notes.append("the job was killed by signal 9 (possible out-of-memory); the last second of events may be missing")
     return notes
 
@@ -148,8 +152,11 @@ def step_notes(record: dict, system: dict, probes: dict) -> list:
 
 
 def build_report(record: dict, run_dir: str = None) -> dict:
-    meta = record.get("meta", {})
     groups = record.get("processes", [])
+    meta = record.get("meta", {})
+    if cut_short.is_cut_short(meta):
+        meta = cut_short.completed_meta(meta, groups)
+        record = dict(record, meta=meta)
     processes = registered_processes(groups)
     attached = meta.get("kind") == "attach"
     probes, probe_notes = attached_sections(record) if attached else probe_sections(groups, meta)
@@ -183,8 +190,11 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     if ranks is not None:
         advice = cap_by_next_rank(advice, ranks["job"])
     notes.extend(step_notes(record, system, probes))
+    short = cut_short.note(meta, probes["steps"], bool(record.get("system")))
+    if short and verdict.get("bottleneck"):
+        notes.insert(0, short)
     efficiency = efficiency_of(groups, probes, gpus, meta, advice)
-    overhead = self_cost_section(meta, groups, record.get("system") or {})
+    overhead = self_cost_section(meta, groups, record.get("system") or {}, others=system.get("others"))
     return {
         "format": REPORT_FORMAT,
         "gpuprof_version": gpuprof.__version__,
@@ -284,7 +294,7 @@ MIN_SAMPLES_TO_GUESS = 5     # system samples a sampler-only guess needs
 def nothing_to_judge(meta: dict, steps: dict, probes_ran: bool, system: dict, ray_clusters=()):
     """Why this run gives no verdict, or None when it has something to judge. `ray_clusters`: the
     driver's notes of a Ray cluster it joined, whose workers gpuprof may not have reached."""
-    if meta.get("status") != "finished":
+    if meta.get("status") != "finished" and not meta.get("cut_short"):
         return "gpuprof was stopped before the program ended, so the run record is incomplete"
     if steps.get("basis") == "attached":
         if steps.get("data_wait_share") is None:

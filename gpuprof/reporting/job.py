@@ -9,6 +9,7 @@ import os
 from gpuprof.advice.rank import advise
 from gpuprof.record.reader import RecordError, load_run
 from gpuprof.reporting.build import build_report, cap_by_next_rank, judge_ranks
+from gpuprof.reporting.one_job import check_one_job
 from gpuprof.record.schema import RUN_FILE
 from gpuprof.record import kinds
 
@@ -37,8 +38,10 @@ def run_folders(paths: list) -> list:
 
 
 def build_job_report(run_dirs: list) -> dict:
-    """The job's report from several run folders (one per node)."""
+    """The job's report from several run folders (one per node). Raises RecordError for folders that
+    are not one job's nodes (gpuprof.reporting.one_job)."""
     records = [load_run(path) for path in run_dirs]
+    check_one_job(run_dirs, records)
     reports = [build_report(record, run_dir=path) for record, path in zip(records, run_dirs)]
     hosts = [record["meta"].get("host") or f"node{i}" for i, record in enumerate(records)]
     groups = []
