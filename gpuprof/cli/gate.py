@@ -36,11 +36,12 @@ def gate(
     markdown: Optional[str] = typer.Option(None, "--markdown", metavar="FILE", help="Write a Markdown summary."),
     force: bool = typer.Option(False, "--force", help="Compare with a baseline of another program or batch size."),
     judge_busy_machine: bool = typer.Option(False, "--judge-busy-machine",
-                                            help="Pass or fail a run even when other processes kept the machine "
-                                                 "busy while it was measured (else: exit 3, not decided)."),
+                                            help="Pass or fail every check as measured even when other processes "
+                                                 "kept the machine busy (else a check the load could have moved "
+                                                 "towards its result is not decided: exit 3)."),
 ):
-    """Check a run against thresholds: exit 0 when all hold, 1 when any fails, 2 on bad input, 3 when the
-    run was measured on a machine other processes kept busy and nothing failed on the job's own numbers."""
+    """Check a run against thresholds: exit 0 when all hold, 1 when any fails, 2 on bad input, 3 when
+    some could not be decided on a machine other processes kept busy and none failed on a quiet one."""
     from gpuprof.reporting.outputs import check_all
     check_all((junit, "--junit"), (markdown, "--markdown"))
     flags = {"max_data_wait": max_data_wait, "min_samples_per_second": min_samples_per_second,

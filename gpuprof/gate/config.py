@@ -10,16 +10,21 @@ except ModuleNotFoundError:  # Python 3.10
 
 from gpuprof.gate.errors import GateInputError
 
+#: The gate's thresholds, the one list of them: each is a key of [tool.gpuprof.gate] and, spelled as
+#: flag_of(name), a flag of `gpuprof gate`.
+THRESHOLDS = ("max_data_wait", "min_samples_per_second", "min_gpu_util", "min_mfu", "max_regression",
+              "max_p90_step")
+
 KEYS = {
-    "max_data_wait": float,
-    "min_samples_per_second": float,
-    "min_gpu_util": float,
-    "min_mfu": float,
-    "max_regression": float,
-    "max_p90_step": float,
+    **{name: float for name in THRESHOLDS},
     "baseline": str,
     "judge_busy_machine": bool,
 }
+
+
+def flag_of(key: str) -> str:
+    """The command-line flag of a config key: max_data_wait is --max-data-wait."""
+    return "--" + key.replace("_", "-")
 
 
 def find_pyproject(start: str):
@@ -105,12 +110,23 @@ def check_range(key: str, value: float, where: str = "", name: str = None) -> fl
 
 
 def merge(file_values: dict, flags: dict) -> dict:
-    """Flags given on the command line win over the file; both are held to the same ranges."""
+    """Flags given on the command line win over the file; both are held to the same ranges, and
+    together they must set at least one threshold."""
     merged = dict(file_values)
     for key, value in flags.items():
         if isinstance(value, bool):
             if value:
                 merged[key] = True         # a switch given on the command line; absent, the file decides
         elif value is not None:
-            merged[key] = check_range(key, float(value), name="--" + key.replace("_", "-"))
+            merged[key] = check_range(key, float(value), name=flag_of(key))
+    require_thresholds(merged)
     return merged
+
+
+def require_thresholds(settings: dict) -> None:
+    """A gate with nothing to check is bad input; the message names every threshold flag."""
+    if any(name in settings for name in THRESHOLDS):
+        return
+    flags = [flag_of(name) for name in THRESHOLDS]
+    raise GateInputError(f"no thresholds: give {', '.join(flags[:-1])} or {flags[-1]}, "
+                         "or set them in [tool.gpuprof.gate]")

@@ -9,12 +9,11 @@ baseline is skipped and says so."""
 from dataclasses import dataclass, field
 
 from gpuprof.analysis.job_gpus import job_gpu_util
-from gpuprof.analysis.machine_load import busy_words
 from gpuprof.gate.errors import GateInputError
 
 PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
-#: A check measured on a machine other processes kept busy: neither passed nor failed on numbers
-#: the job did not cause (gpuprof.analysis.machine_load).
+#: A check measured on a machine other processes kept busy that the load could have moved towards its
+#: result: neither passed nor failed on numbers the job did not cause (gpuprof.gate.busy_machine).
 DISTURBED = "disturbed"
 
 
@@ -41,7 +40,7 @@ class GateResult:
 
     @property
     def undecided(self) -> bool:
-        """Disturbed: no threshold failed on the job's own numbers, some could not be judged."""
+        """Not decided: some threshold could not be judged on a busy machine, none failed on a quiet one."""
         return not self.passed and all(c.status in (PASS, SKIPPED, DISTURBED) for c in self.checks)
 
 
@@ -116,28 +115,14 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
         result.checks.append(_regression(report, baseline, thresholds["max_regression"], force, rounds,
                                          baseline_rounds))
     if not thresholds.get("judge_busy_machine"):
-        _mark_disturbed(result, report, baseline)
+        from gpuprof.gate.busy_machine import judge_on_busy_machine
+        judge_on_busy_machine(result, report, baseline)
     verdict = report.get("verdict") or {}
     if verdict.get("basis") == "none" and any(c.status == MISSING for c in result.checks):
         # Nothing was measured that these thresholds need: not a failure of the code under test,
         # a run that cannot be gated (exit 2).
         raise GateInputError(f"nothing to judge: {verdict.get('reason') or 'the run has no verdict'}")
     return result
-
-
-def _mark_disturbed(result: GateResult, report: dict, baseline: dict = None) -> None:
-    """Every judged check of a run (or baseline) measured while other processes held a notable share
-    of the cores becomes `disturbed`: a busy machine moves step times and wait shares either way."""
-    for side, which in ((report, "the run"), (baseline, "the baseline")):
-        others = (((side or {}).get("system") or {}).get("others")) or {}
-        if not others.get("notable"):
-            continue
-        result.disturbed = f"{busy_words(others)} while {which} was measured: rerun on a quiet machine"
-        for check in result.checks:
-            if check.status in (PASS, FAIL):
-                check.detail = f"{check.status} as measured, on a busy machine; {check.detail}".strip("; ")
-                check.status = DISTURBED
-        return
 
 
 def _at_most(name, label, measured, limit, detail) -> Check:
@@ -175,31 +160,64 @@ def _steady(report):
 SPLIT_NOISE = 0.25
 
 
-def step_statistic(reports: list):
+def step_statistic(reports: list, kind: str = None):
     """(step time, its relative noise, "median" or "mean"). Several rounds: the median over rounds of
-    the steady median step time, with half their range over that median as noise, after leaving out a
-    round far from the others when the rest agree (gpuprof.analysis.noise, as `try` does). One run:
+    each round's steady step time, with half their range over that median as noise, after leaving out
+    a round far from the others when the rest agree (gpuprof.analysis.noise, as `try` does). One run:
     its steady median with the standard error of a median from the spread of its steady steps
-    (IQR / 1.349 as sigma, x 1.2533 / sqrt(n)); where that error passes SPLIT_NOISE, the steady mean
-    with its own standard error instead."""
+    (IQR / 1.349 as sigma, x 1.2533 / sqrt(n)), or its steady mean with the mean's standard error.
+    `kind` (step_kind of both sides compared) picks the measure; by default these runs' own."""
     from gpuprof.analysis.noise import disturbed
-    medians = [m for m in (_steady(r).get("median_step_s") for r in reports) if m]
-    left_out = set(disturbed(medians))
-    medians = sorted(m for i, m in enumerate(medians) if i not in left_out)
-    if not medians:
-        return None, None, "median"
-    middle = medians[len(medians) // 2] if len(medians) % 2 else (medians[len(medians) // 2 - 1] + medians[len(medians) // 2]) / 2
-    if len(medians) >= 2:
-        return middle, (medians[-1] - medians[0]) / 2 / middle, "median"
-    steady = _steady(reports[0])
-    p25, p75, n = steady.get("p25_step_s"), steady.get("p75_step_s"), steady.get("steps") or 0
-    if p25 is None or p75 is None or n < 2:
-        return middle, 0.0, "median"
-    noise = 1.2533 * ((p75 - p25) / 1.349) / (n ** 0.5) / middle
-    mean, mean_se = steady.get("mean_step_s"), steady.get("mean_se_s")
-    if noise > SPLIT_NOISE and mean and mean_se is not None:
-        return mean, mean_se / mean, "mean"
-    return middle, noise, "median"
+    kind = kind or step_kind(reports)
+    values = [m for m in (_steady(r).get(f"{kind}_step_s") for r in reports) if m]
+    left_out = set(disturbed(values))
+    values = sorted(m for i, m in enumerate(values) if i not in left_out)
+    if not values:
+        return None, None, kind
+    middle = values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    if len(values) >= 2:
+        return middle, (values[-1] - values[0]) / 2 / middle, kind
+    if kind == "mean":
+        mean_se = _steady(reports[0]).get("mean_se_s")
+        return middle, (mean_se / middle if mean_se is not None else 0.0), kind
+    return middle, _median_noise(_steady(reports[0])) or 0.0, kind
+
+
+def step_kind(*sides: list) -> str:
+    """The one measure two sides (each a list of runs) are compared by: "mean" where any run's steps
+    split into instant ones and waiting ones (its median sits in one group and says nothing of the
+    throughput) and every run kept its mean (a side of one run: and the mean's error); else "median"
+    (an older report without the mean keeps its median). One measure for both, so their ratio is a
+    speed-up the throughputs bear out, not a mean over a median."""
+    runs = [report for reports in sides for report in reports]
+    means = all(_steady(r).get("mean_step_s") for r in runs) and all(
+        _steady(reports[0]).get("mean_se_s") is not None for reports in sides if len(reports) == 1)
+    return "mean" if means and any(_split(r) for r in runs) else "median"
+
+
+def _median_noise(steady: dict):
+    """The relative standard error of a run's steady median, from its quartiles (None: too few steps)."""
+    p25, p75, n, median = steady.get("p25_step_s"), steady.get("p75_step_s"), steady.get("steps") or 0, \
+        steady.get("median_step_s")
+    if p25 is None or p75 is None or n < 2 or not median:
+        return None
+    return 1.2533 * ((p75 - p25) / 1.349) / (n ** 0.5) / median
+
+
+#: Steady quartiles further apart than this factor: the steps split into instant ones and ones that
+#: wait, and the median sits in one group whatever its error (a round of many steps has a small one).
+SPLIT_SPREAD = 4.0
+
+
+def _split(report: dict) -> bool:
+    """Whether a run's steady steps split into instant ones and waiting ones: its quartiles lie more
+    than SPLIT_SPREAD apart, or its median's error is wider than SPLIT_NOISE."""
+    steady = _steady(report)
+    p25, p75 = steady.get("p25_step_s"), steady.get("p75_step_s")
+    if p25 is not None and p75 is not None and p75 > SPLIT_SPREAD * p25:
+        return True
+    noise = _median_noise(steady)
+    return noise is not None and noise > SPLIT_NOISE
 
 
 def _regression(report, baseline, limit, force, rounds=(), baseline_rounds=()) -> Check:
@@ -210,14 +228,14 @@ def _regression(report, baseline, limit, force, rounds=(), baseline_rounds=()) -
         return Check("max_regression", label, None, limit, SKIPPED, "no baseline given")
     if not force:
         comparable(report, baseline)
-    now, now_noise, now_kind = step_statistic([report] + list(rounds))
-    before, before_noise, before_kind = step_statistic([baseline] + list(baseline_rounds))
+    kind = step_kind([report] + list(rounds), [baseline] + list(baseline_rounds))
+    now, now_noise, _ = step_statistic([report] + list(rounds), kind)
+    before, before_noise, _ = step_statistic([baseline] + list(baseline_rounds), kind)
     if not now or not before:
         return Check("max_regression", label, None, limit, MISSING, "a median step time is missing")
     change = now / before - 1.0
     noise = ((now_noise or 0.0) ** 2 + (before_noise or 0.0) ** 2) ** 0.5
     runs = f"{1 + len(rounds)} run{'s' if rounds else ''} vs {1 + len(baseline_rounds)}"
-    kind = now_kind if now_kind == before_kind else f"{now_kind} vs {before_kind}"
     detail = (f"{kind} step {now * 1e3:.2f} ms vs {before * 1e3:.2f} ms ({runs}; "
               f"{_steady(report).get('steps')} and {_steady(baseline).get('steps')} steady steps); noise ±{noise:.1%}")
     rate, base_rate = (report.get("steps") or {}).get("samples_per_second"), (baseline.get("steps") or {}).get("samples_per_second")

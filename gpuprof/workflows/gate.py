@@ -28,9 +28,6 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
         thresholds = gate_config.merge(file_values, flags or {})
         baseline_path = baseline_path or thresholds.pop("baseline", None)
         thresholds.pop("baseline", None)
-        if not set(thresholds) - {"judge_busy_machine"}:
-            raise GateInputError("no thresholds: give --max-data-wait, --min-samples-per-second, --min-gpu-util "
-                                 "or --max-regression, or set them in [tool.gpuprof.gate]")
         if report is None:
             report = load_report(report_path)
         baseline = load_report(baseline_path) if baseline_path else None
