@@ -65,7 +65,8 @@ def advise(ev, verdict: dict, findings=()) -> list:
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
-    return leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
+    return _unestimated_ahead_say_why(leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))],
+                                      bottleneck)
 
 
 def with_range(item: dict, low: float, high: float) -> dict:
@@ -127,6 +128,26 @@ def _is_setting(item: dict, bottleneck) -> bool:
 def _is_rewrite(item: dict, bottleneck) -> bool:
     return not _trait(item, "is_setting") and bottleneck in item["addresses"] \
         and not _trait(item, "changes_training") and not _trait(item, "leads")
+
+
+def _unestimated_ahead_say_why(ranked: list, bottleneck) -> list:
+    """A fix without an estimate that stands above an estimated one of its group says why in
+    `ranked_by`: its prior ranks above that estimate until `gpuprof try` measures it, or it keeps
+    training the same and the estimated fix does not. Said here, where the order is made (a fix's
+    own words cannot know where it lands)."""
+    for index, item in enumerate(ranked):
+        if item["estimated_speedup"] is not None or item.get("prior") is None or item.get("ranked_by"):
+            continue
+        below = next((b for b in ranked[index + 1:] if b["estimated_speedup"] is not None
+                      and (bottleneck in b["addresses"]) == (bottleneck in item["addresses"])), None)
+        if below is None:
+            continue
+        if _trait(below, "changes_training") and not _trait(item, "changes_training"):
+            why = "it keeps training the same, which that fix does not"
+        else:
+            why = f"not estimated, it ranks by a prior of {item['prior']:.2f}x until it is measured"
+        item["ranked_by"] = f"ahead of {below['id']} ({range_words(below)}): {why}"
+    return ranked
 
 
 NEAR_TIE = 1.05     # estimates this close are within their own uncertainty

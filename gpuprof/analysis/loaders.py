@@ -53,7 +53,7 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "workers_seen": len(workers),
             # Worker ids restart at 0 each epoch (new processes unless persistent): ids, not processes.
             "workers_per_epoch": len({w for _, w in workers}),
-            "producer": {
+            "producer": within_wall({
                 "batches": fetched,
                 "wall_s": wall,
                 "cpu_s": cpu,
@@ -62,15 +62,42 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
                 "read_bytes": int(total(own_fetches, "rb")),
                 "read_chars": int(total(own_fetches, "rc")),
                 **({"process_cpu_s": total(own_fetches, "pc")} if any("pc" in f for f in own_fetches) else {}),
-                "cpu_per_wall": cpu / wall if wall > 0 else None,
+                "cpu_per_wall": None,                                 # within_wall sets it
                 "wall_per_batch_s": wall / fetched if fetched else None,
                 "in_main_process": not loader.get("num_workers"),
-            },
+            }),
             "batch": _batch_summary([f for f in facts if f.get("l") == loader["l"]]),
         }
         out.append(entry)
     out = group_by_line(out)
     out.sort(key=lambda e: -e["batches"])
+    return out
+
+
+def within_wall(producer: dict) -> dict:
+    """The producer's figures with its CPU plus its wait for a core no more than its wall time, and
+    `cpu_per_wall` from them.
+
+    Each fetch is timed in the thread that makes the batch: its own CPU (getrusage of the thread),
+    its wait for a core (schedstat) and its wall time (perf_counter), three clocks read around the
+    call. A thread runs, waits for a core or is blocked, one at a time, so CPU plus wait is at most
+    the wall time, summed over any number of such threads. More is the clocks' doing: on many
+    kernels a thread's CPU moves in whole scheduler ticks (a 150 µs batch reads 0 or 4 ms), and both
+    CPU and wait are read a little before the call starts and after it ends. The excess is taken off
+    the CPU (the coarse clock; its kernel part in proportion, and the same seconds off the process's
+    CPU, whose other threads' share stays as measured), then off the wait."""
+    wall = producer.get("wall_s") or 0.0
+    cpu, queued = producer.get("cpu_s") or 0.0, producer.get("runqueue_s") or 0.0
+    out = dict(producer)
+    if wall > 0 and cpu + queued > wall:
+        queued_kept = min(queued, wall)
+        cpu_kept = wall - queued_kept
+        excess = cpu - cpu_kept
+        out.update(cpu_s=cpu_kept, runqueue_s=queued_kept,
+                   system_cpu_s=(producer.get("system_cpu_s") or 0.0) * (cpu_kept / cpu if cpu > 0 else 0.0))
+        if producer.get("process_cpu_s") is not None:
+            out["process_cpu_s"] = max(producer["process_cpu_s"] - excess, cpu_kept)
+    out["cpu_per_wall"] = out["cpu_s"] / wall if wall > 0 else None
     return out
 
 
@@ -105,9 +132,8 @@ def group_by_line(entries: list) -> list:
             producer[name] = sum((m["producer"].get(name) or 0) for m in members)
         if any("process_cpu_s" in m["producer"] for m in members):
             producer["process_cpu_s"] = sum((m["producer"].get("process_cpu_s") or 0) for m in members)
-        producer["cpu_per_wall"] = producer["cpu_s"] / producer["wall_s"] if producer["wall_s"] > 0 else None
         producer["wall_per_batch_s"] = producer["wall_s"] / producer["batches"] if producer["batches"] else None
-        merged["producer"] = producer
+        merged["producer"] = within_wall(producer)
         merged["batch"] = busiest.get("batch") or next((m["batch"] for m in members if m.get("batch")), None)
         out.append(merged)
     return out

@@ -3,6 +3,7 @@ threads apart, and the probes inside the job (their threads and their hot paths,
 measured them at its exit), against the CPU the job used. None for a run that measured none of it
 (runs saved before gpuprof measured its probes)."""
 
+from gpuprof.analysis.machine_load import busy_words, others_during
 from gpuprof.analysis.processes import events_of_kind
 from gpuprof.record import kinds
 
@@ -10,7 +11,8 @@ from gpuprof.record import kinds
 NOTABLE_SHARE = 0.02
 
 
-def self_cost_section(meta: dict, groups: list, system_record: dict):
+def self_cost_section(meta: dict, groups: list, system_record: dict, others: dict = None):
+    """The `overhead` section; `others` is the report's `system.others` where the caller has it."""
     probe_events = events_of_kind(groups, kinds.SELF_COST)
     samplers = meta.get("samplers_cpu_s")
     if not probe_events and not isinstance(samplers, dict):
@@ -35,7 +37,30 @@ def self_cost_section(meta: dict, groups: list, system_record: dict):
         "share": round(own / job, 4) if job else None,
         "largest_part": max(parts, key=parts.get) if own > 0 else None,
         "parts_cpu_s": {name: round(value, 4) for name, value in parts.items()},
+        **beside_busy_machine(round(own, 4), round(own / job, 4) if job else None, meta.get("duration_s"),
+                              others if others is not None else _others_over_the_run(system_record or {})),
     }
+
+
+def _others_over_the_run(system_record: dict):
+    """Other processes' cores over the whole run: the span gpuprof's own cost covers."""
+    found = others_during(system_record, None, None)
+    return dict(found, over="run") if found else None
+
+
+def beside_busy_machine(own_s: float, share, duration_s, others) -> dict:
+    """{"beside_busy_machine": what to believe} where other processes held a notable share of the
+    machine, else {}. A small own cost beside a run slower than on a quiet machine reads as a
+    contradiction; it is none: the slowdown is the others' load, and the line says so with both
+    figures."""
+    if not others or not others.get("notable"):
+        return {}
+    cores = f"{own_s / duration_s:.2f} of a core" if duration_s else f"{own_s:.2f} s CPU"
+    of_job = f" ({share:.1%} of the job's CPU)" if share is not None else ""
+    span = "during the measured steps" if others.get("over") == "steps" else "over the run"
+    return {"beside_busy_machine": (
+        "where this run was slower than on a quiet machine, the other processes' load slowed it, not "
+        f"gpuprof's own cost: {busy_words(others)} {span}, gpuprof {cores}{of_job}")}
 
 
 def _seconds(value) -> float:

@@ -3,6 +3,8 @@ filled it (the start-up samples of the probe gpuprof.probes.startup, by part and
 line). The time before torch was imported (the interpreter's start, torch's own import and any
 code before it) is not sampled and counts as a part of its own."""
 
+import re
+
 from gpuprof.record import kinds
 from gpuprof.record.startup_parts import BEFORE_TORCH
 
@@ -37,28 +39,69 @@ def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
     if before > 0:
         parts[BEFORE_TORCH] = parts.get(BEFORE_TORCH, 0.0) + before
     where = max(functions.items(), key=lambda item: item[1][0], default=None)
+    # The parts are shares of one whole: the probe rounds each count it writes, so their sum may
+    # pass the span by a rounding; then they are shares of their sum.
+    whole = max(seconds, sum(parts.values()))
     return {
         "seconds": round(seconds, 3),
         "share": round(share, 4) if share is not None else None,
         "reached_first_step": bool(event.get("first_step")),
         "notable": is_notable(seconds, share),
         "parts": [{"part": part, "seconds": round(value, 3),
-                   "share": round(value / seconds, 4) if seconds > 0 else None}
+                   "share": round(value / whole, 4) if whole > 0 else None}
                   for part, value in sorted(parts.items(), key=lambda item: -item[1])],
-        "where": _where(where, seconds),
+        "where": _where(where, whole),
         "pid": event.get("pid"),
     }
 
 
+#: Frames without a name of their own, in words: each runs inside the user's named function.
+ANONYMOUS = {"<genexpr>": "a generator expression", "<lambda>": "a lambda", "<listcomp>": "a list comprehension",
+             "<dictcomp>": "a dict comprehension", "<setcomp>": "a set comprehension"}
+
+
 def _where(found, seconds: float):
     """{"function", "line" as file:line, "part", "seconds", "share"} of the user's function that
-    took most of the start-up, or None."""
+    took most of the start-up, or None; with "inside" (`<genexpr>`, `<lambda>`, ...) where its
+    busiest line is in a comprehension or a lambda of that function."""
     if found is None:
         return None
-    total, part, line = found[1]
-    name, _, place = line.partition(" (")
-    return {"function": name, "line": place[:-1] if place.endswith(")") else place, "part": part,
-            "seconds": round(total, 3), "share": round(total / seconds, 4) if seconds > 0 else None}
+    total, part, chain = found[1]
+    frames = _frames(chain)
+    name, line = _name_and_place(frames[0])
+    owner = _name_and_place(_owner(frames))[0]
+    out = {"function": owner, "line": line, "part": part,
+           "seconds": round(total, 3), "share": round(total / seconds, 4) if seconds > 0 else None}
+    if name != owner:
+        out["inside"] = name
+    return out
+
+
+def where_words(where: dict) -> str:
+    """The user's function and line as a user finds them: 'build_dataset at data.py:12',
+    'tokenize_corpus (a generator expression at train.py:6)'; a comprehension recorded without its
+    function (an older record) is named by what it is."""
+    function, line = where.get("function"), where.get("line")
+    if where.get("inside") in ANONYMOUS:
+        return f"{function} ({ANONYMOUS[where['inside']]} at {line})"
+    return f"{ANONYMOUS.get(function, function)} at {line}"
+
+
+def _frames(chain: str) -> list:
+    """'inner (f:6)<owner (f:9)' -> its frames, innermost first (a line of an older record is one
+    frame); split on '<' between frames, never inside '<genexpr>'."""
+    return [part for part in re.split(r"(?<=\))<", chain) if part] or [chain]
+
+
+def _owner(frames: list) -> str:
+    """The innermost named frame: the function a comprehension or a lambda runs in."""
+    return next((frame for frame in frames if _name_and_place(frame)[0] not in ANONYMOUS), frames[0])
+
+
+def _name_and_place(frame: str) -> tuple:
+    """'build (data.py:12)' -> ('build', 'data.py:12')."""
+    name, _, place = frame.partition(" (")
+    return name, place[:-1] if place.endswith(")") else place
 
 
 def _event_of(events: list, stepping_pid, root_pid):
@@ -96,10 +139,12 @@ def _tally(counts: dict) -> tuple:
                    for function, entry in functions.items()}
 
 
-def _function_of(line: str) -> str:
-    """'build (data.py:12)' -> 'build (data.py)': the function, whichever of its lines ran."""
-    head, sep, tail = line.rpartition(":")
-    return f"{head})" if sep and tail.rstrip(")").isdigit() else line
+def _function_of(chain: str) -> str:
+    """'build (data.py:12)' -> 'build (data.py)': the function, whichever of its lines ran; a
+    comprehension's or a lambda's line counts for the named function around it."""
+    owner = _owner(_frames(chain))
+    head, sep, tail = owner.rpartition(":")
+    return f"{head})" if sep and tail.rstrip(")").isdigit() else owner
 
 
 def _largest(values: dict):

@@ -143,7 +143,7 @@ def _waits(batches, line, rel) -> list:
 
 def _fetches(fetches, by_id, rel) -> list:
     """Each batch made by a producer (a worker, or the main process): [{pid, worker, start, end, n,
-    wall, cpu, read_bytes}]."""
+    wall, cpu, runqueue, read_bytes}]."""
     out = []
     for event in sorted(fetches, key=lambda e: e["t"]):
         wall = float(event.get("wall") or 0.0)
@@ -152,7 +152,8 @@ def _fetches(fetches, by_id, rel) -> list:
         start = rel(event["t0"]) - wall / n if n > 1 and event.get("t0") is not None else end - wall
         out.append(_interval(start, end, n, pid=event.get("pid"), worker=event.get("w"),
                              loader=_loader_where(event, by_id), dataset=event.get("ds"), wall=wall,
-                             cpu=float(event.get("cpu") or 0.0), read_bytes=int(event.get("rb") or 0)))
+                             cpu=float(event.get("cpu") or 0.0), runqueue=float(event.get("rq") or 0.0),
+                             read_bytes=int(event.get("rb") or 0)))
     return out
 
 

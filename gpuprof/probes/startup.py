@@ -98,12 +98,18 @@ def _reset_in_child() -> None:
     _state.update(thread=None, stop=None)
 
 
+#: Frames without a name of their own: a comprehension or a lambda runs inside a named function.
+_ANONYMOUS = ("<genexpr>", "<lambda>", "<listcomp>", "<dictcomp>", "<setcomp>")
+
+
 def part_of(frame):
     """(part, the innermost user line as 'function (file:line)' or None) for one stack. The part is
     the innermost marked library frame inside the user's innermost frame; else what the user's
     function is named for; else the first marked frame outside it (the DataLoader calling the
-    user's `__getitem__`)."""
-    inside, named, outside, where = None, None, None, None
+    user's `__getitem__`). Where the innermost user frame is a comprehension or a lambda, the line
+    is followed by the user's named function around it, '<genexpr> (f:6)<tokenize (f:9)': a user
+    finds the function, and its name says the part."""
+    inside, named, outside, where, owner = None, None, None, None, None
     while frame is not None:
         code = frame.f_code
         found = _part_of_code.get(code)
@@ -113,6 +119,11 @@ def part_of(frame):
         if is_user and where is None:
             where = f"{code.co_name} ({_display(code.co_filename)}:{frame.f_lineno})"
             named = _named(code.co_name)
+            owner = None if code.co_name in _ANONYMOUS else where
+        elif is_user and owner is None:
+            if code.co_name not in _ANONYMOUS:
+                owner = f"{code.co_name} ({_display(code.co_filename)}:{frame.f_lineno})"
+                where, named = f"{where}<{owner}", named or _named(code.co_name)
         elif marked is not None:
             if where is None and inside is None:
                 inside = marked

@@ -4,6 +4,7 @@ and what `gpuprof try` measured."""
 
 import html
 
+from gpuprof.analysis.loaders import within_wall
 from gpuprof.render.svg import PALETTE, Series, bar_chart, line_chart
 from gpuprof.render.units import pct, scaled, seconds
 
@@ -83,9 +84,11 @@ def worker_plot(timeline, frame) -> str:
     for s, fetches in zip(series, sorted(by_producer.values(), key=lambda f: names.get(f[0]["pid"], ""))):
         made = sum(f["n"] for f in fetches)
         wall = sum(f["wall"] for f in fetches)
-        cpu = sum(f["cpu"] for f in fetches)
+        # The thread's CPU over its wall time as the report gives it: at most all of it (within_wall).
+        on_cpu = within_wall({"wall_s": wall, "cpu_s": sum(f["cpu"] for f in fetches),
+                              "runqueue_s": sum(f.get("runqueue") or 0.0 for f in fetches)})["cpu_per_wall"]
         rows.append(f"<tr><td>{_esc(s.name)}</td><td>{made}</td><td>{seconds(wall / made if made else None)}</td>"
-                    f"<td>{pct(cpu / wall if wall else None)}</td></tr>")
+                    f"<td>{pct(on_cpu)}</td></tr>")
     table = ('<table class="small"><tr><th>producer</th><th>batches</th><th>time per batch</th><th>on a CPU</th></tr>'
              + "".join(rows) + "</table>")
     return _figure("Time to make each batch, per producer",

@@ -7,7 +7,7 @@ import re
 
 from gpuprof.render.copies_text import WAIT_LABEL, copies_cell, copies_rows
 from gpuprof.render.efficiency_text import markdown_lines as efficiency_markdown
-from gpuprof.render.self_cost_text import self_cost_line
+from gpuprof.render.self_cost_text import self_cost_lines
 from gpuprof.render.gpu_text import gpu_name, job_gpus_line, rank_gpus_text, utilisation_short
 from gpuprof.advice.wording import no_fix_helped_line
 from gpuprof.render.units import command_line, gain, gain_tone, other_interpreter, pct, rate, seconds, size
@@ -154,7 +154,5 @@ def _note_lines(report: dict) -> list:
         lines.append(f"- job's GPUs: {escape(chosen)}")
     for note in report.get("notes") or []:
         lines.append(f"- note: {escape(note)}")
-    own_cost = self_cost_line(report)
-    if own_cost:
-        lines.append(f"- {escape(own_cost)}")
+    lines += [f"- {escape(line)}" for line in self_cost_lines(report)]
     return lines

@@ -1,6 +1,7 @@
-"""The one line every format gives gpuprof's own cost (the report's `overhead` section): what it
+"""The line every format gives gpuprof's own cost (the report's `overhead` section): what it
 used, its share of the job's CPU and, above NOTABLE_SHARE, which part cost most and how to lower
-it. Nothing for a report without the section."""
+it; beside a busy machine a second line, the section's `beside_busy_machine`, says that the others'
+load, not gpuprof, slowed the run. Nothing for a report without the section."""
 
 from gpuprof.analysis.self_cost import NOTABLE_SHARE
 
@@ -28,16 +29,27 @@ def self_cost_line(report: dict):
     return line
 
 
+def busy_machine_line(report: dict):
+    """What to believe where gpuprof's small cost sits beside a slower run on a busy machine, or None."""
+    overhead = report.get("overhead")
+    said = overhead.get("beside_busy_machine") if isinstance(overhead, dict) else None
+    return said or None
+
+
+def self_cost_lines(report: dict) -> list:
+    """The lines every format prints, in order (none without the section)."""
+    return [line for line in (self_cost_line(report), busy_machine_line(report)) if line]
+
+
 def console_line(report: dict):
-    """The console's line, dim like the notes; None without the section."""
-    line = self_cost_line(report)
-    if line is None:
+    """The console's lines, dim like the notes; None without the section."""
+    lines = self_cost_lines(report)
+    if not lines:
         return None
     from rich.text import Text
-    return Text(line, style="dim")
+    return Text("\n".join(lines), style="dim")
 
 
 def html_line(report: dict) -> str:
     import html
-    line = self_cost_line(report)
-    return f'<p class="overhead">{html.escape(line)}</p>' if line else ""
+    return "".join(f'<p class="overhead">{html.escape(line)}</p>' for line in self_cost_lines(report))

@@ -78,7 +78,7 @@ def deterministic_part_only(ev, s, random: list) -> dict:
                         "shape=(N, C, H, W))\n"
                         "# __getitem__: x = torch.from_numpy(cache[i]); then the random steps, as today"),
             "why": f"the per-sample path draws random numbers ({kept}); not estimated: the share of the producers' "
-                   f"time the deterministic part takes is not measured (ranked after the estimated fixes); {s.input_cost(ev)}"}
+                   f"time the deterministic part takes is not measured; {s.input_cost(ev)}"}
 
 
 FIX = Fix(id="cache-preprocessed", title="Cache the deterministic part of preprocessing (or the raw data in memory)",

@@ -27,7 +27,8 @@ def evaluate(ev):
         device = f"{_who_keeps(ev)} (no GPU: the CPU is the device)"
     calm_input = clamp((INPUT_BOUND - wait) / INPUT_BOUND)
     confidence = step_confidence(ev) * (0.4 + 0.3 * busy + 0.3 * calm_input) if ev.wait_share is not None else 0.3
-    evidence = {"data_wait_share": rounded(ev.wait_share), "gpu_util": rounded(ev.gpu_util),
+    # The wait unrounded: words() rounds it once, as every output rounds the steps' data wait.
+    evidence = {"data_wait_share": ev.wait_share, "gpu_util": rounded(ev.gpu_util),
                 "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share)}
     if ev.gpu_sm_active is not None:
         evidence["gpu_sm_active"] = rounded(ev.gpu_sm_active)
@@ -71,7 +72,7 @@ def words(label: str, finding) -> str:
     wait = finding.evidence.get("data_wait_share")
     if wait is None:
         tail = ""
-    elif wait < 0.005:
+    elif f"{wait:.0%}" == "0%":
         tail = "; steps almost never wait for data (under 1% of step time)"
     else:
         tail = f"; only {wait:.0%} of each step waits for data"

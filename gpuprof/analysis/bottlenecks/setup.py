@@ -7,6 +7,7 @@ again when a DataLoader's workers are not persistent: their start and first batc
 
 from gpuprof.analysis.bottleneck import BESIDE, Bottleneck
 from gpuprof.analysis.rules import Finding, step_confidence
+from gpuprof.analysis.startup import where_words
 
 ID = "setup"
 
@@ -26,7 +27,7 @@ def evaluate(ev):
     if breakdown:
         reason += f" ({breakdown})"
     if where.get("line"):
-        reason += f"; most in {where['function']} at {where['line']} ({where['seconds']:.1f} s, {where.get('part')})"
+        reason += f"; most in {where_words(where)} ({where['seconds']:.1f} s, {where.get('part')})"
     confidence = SAMPLED_CONFIDENCE if startup.get("reached_first_step") else UNREACHED_CONFIDENCE
     return Finding(ID, share, confidence,
                    {"share_of": "the run's wall time", "seconds": startup.get("seconds"),
