@@ -10,6 +10,9 @@ from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus, job_sm_active, nvm
 INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
 INPUT_NOTABLE = 0.15        # data-wait share worth a secondary finding and input fixes
 TRANSFER_NOTABLE = 0.20     # copy-time share of the step
+#: The training threads' wait for a core, of the time they want one, from which the cores count as
+#: fought over (the contended input rule, the input's cost under a compute verdict, training-threads).
+TRAINING_QUEUED = 0.15
 DISK_RATE = 5e6             # producer real disk reads, bytes per second of producing
 MIN_STEPS = 20              # steps for full confidence
 #: Wait sources of loops that make their batches in the training thread, without a DataLoader.
@@ -84,9 +87,11 @@ class Evidence:
 
     @property
     def intra_op_threads(self) -> int:
-        """The training process's intra-op threads: the count the DataLoader's probe noted, else
+        """The training process's intra-op threads: the count the DataLoader's probe noted, else the
+        one the model's probe read at the first optimizer step (a program without a DataLoader), else
         torch's default of one per core."""
-        return max(int((self.loader or {}).get("torch_threads") or self.cpu_count or 1), 1)
+        noted = (self.loader or {}).get("torch_threads") or (self.model or {}).get("torch_threads")
+        return max(int(noted or self.cpu_count or 1), 1)
 
     @property
     def idle_cores(self) -> float:

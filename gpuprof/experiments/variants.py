@@ -19,7 +19,9 @@ class Variant:
 
     @property
     def loader_settings(self) -> dict:
-        return {k: v for k, v in self.settings.items() if k in changes.SETTABLE}
+        """The settings given to a DataLoader (the process-wide thread count needs none)."""
+        return {k: v for k, v in self.settings.items()
+                if k in changes.SETTABLE and changes.KEYS[k].applies_to == changes.LOADER}
 
     def for_probes(self, loader: str) -> dict:
         """The settings the probes apply, aimed at the loader built at `loader` (file:line)."""

@@ -201,7 +201,8 @@ def describe(module, optimizer, torch) -> dict:
         or hasattr(getattr(module, "forward", None), "_torchdynamo_orig_callable")
     return {"class": type(inner).__name__, "params": params, "dtypes": dtypes, "device": device,
             "compiled": bool(compiled), "convs": convs, "optimizer": _optimizer_facts(optimizer),
-            "flags": _flags(torch), "capability": _capability(torch, device)}
+            "flags": _flags(torch), "capability": _capability(torch, device),
+            "torch_threads": _read(torch.get_num_threads)}
 
 
 def _optimizer_facts(optimizer) -> dict:

@@ -5,8 +5,10 @@ applied where the probes already sit, never by editing files:
 
 - DataLoader settings (num_workers, pin_memory, persistent_workers, prefetch_factor, batch_size)
   are given to the DataLoader built at the target line (`loader`, `file:line` as the report names
-  it; every loader when None) as if the program had passed them; `torch_threads` sets the building
-  process's intra-op threads there (torch.set_num_threads), as the advice on a CPU-only machine does.
+  it; every loader when None) as if the program had passed them.
+- `torch_threads`: the process's intra-op threads (torch.set_num_threads) set when the program
+  imports torch, as the advice's line at the top of the script does, and again where the target
+  loader is built; a program without a DataLoader gets it too.
 - `ceiling`: after the warm-up, the target loader's iterator serves copies of the last batches it
   made instead of waiting on the pipeline (the speed of a free input pipeline).
 - `echo`: each batch of the target loader is served `echo` times in a row.
@@ -35,7 +37,7 @@ from ..record.lines import same_line
 REPLAY_KEEP = 8         # batches the input ceiling replays
 #: Every change key (gpuprof.record.changes) and the part of this module that applies it.
 HANDLERS = dict({key: "DataLoader.__init__" for key in LOADER_KEYS},
-                torch_threads="DataLoader.__init__", ceiling="Replay", echo="Echo",
+                torch_threads="torch import", ceiling="Replay", echo="Echo",
                 hdf5_cache_bytes="h5py.File.__init__", hdf5_cache_slots="h5py.File.__init__",
                 hdf5_keep_handles="h5py.Group.__getitem__", jpeg_draft="PIL.ImageFile.load",
                 **{key: "model_side" for key, declared in KEYS.items()
@@ -50,6 +52,8 @@ def active(config: dict):
 
 def install_torch(torch, variant: dict) -> None:
     _state["variant"] = variant
+    if variant.get("torch_threads"):
+        _set_threads(torch, int(variant["torch_threads"]))
     from torch.utils.data import dataloader as dl
 
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__))
@@ -112,6 +116,20 @@ def _replay_function(target: dict, skip: int, torch) -> None:
     setattr(module, name, replayed)
     boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": f"{wanted}:{line}", "l": None,
                "applied": {"ceiling": True, "function": name}, "error": None})
+
+
+def _set_threads(torch, threads: int) -> None:
+    """The intra-op threads at import, as `torch.set_num_threads(N)` at the top of the script."""
+    try:
+        torch.set_num_threads(threads)
+        applied, error = {"torch_threads": threads}, None
+    except Exception as exc:            # a variant never breaks the program: it is reported
+        applied, error = {}, f"{exc.__class__.__name__}: {exc}"
+    try:
+        boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": applied,
+                   "error": error})
+    except Exception:
+        pass
 
 
 # -- DataLoader settings ------------------------------------------------------------------------

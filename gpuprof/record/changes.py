@@ -8,7 +8,7 @@ options, its help and its table read them from here. Lives in `record` because t
 may import nothing else of gpuprof, read it too."""
 
 LOADER = "loader"        # given to the DataLoader built at the target line, as if the program had
-PROCESS = "process"      # set in the process that builds the target DataLoader
+PROCESS = "process"      # set in the training process when it imports torch (and where it builds the target loader)
 ITERATOR = "iterator"    # changes the batches the target DataLoader's iterator serves
 HDF5 = "hdf5"            # applied where h5py files and data sets are opened
 MODEL = "model"          # applied to the trained model once the probes know it (after two steps)

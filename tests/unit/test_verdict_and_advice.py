@@ -311,17 +311,23 @@ def test_threads_stay_as_they_are_with_a_gpu_or_when_they_fit():
 
 def test_a_worthwhile_setting_goes_ahead_of_code_changes_and_says_why():
     from gpuprof.advice.rank import _settings_before_rewrites
-    item = lambda fix_id, gain, change=None: {"id": fix_id, "estimated_speedup": gain, "effort": 1,  # noqa: E731
-                                              "addresses": ["input.cpu"], "change": change}
+    item = lambda fix_id, gain, change=None, high=None: {  # noqa: E731
+        "id": fix_id, "estimated_speedup": gain, "effort": 1, "addresses": ["input.cpu"], "change": change,
+        "estimate": {"low": gain * 0.8, "high": high or gain * 1.2}}
     ranked = _settings_before_rewrites(
-        [item("cache-preprocessed", 1.80), item("device-preprocessing", 1.80), item("num-workers", 1.34, {"num_workers": 2}),
-         item("batch-echoing", 1.80, {"echo": 2})], "input.cpu")
+        [item("cache-preprocessed", 1.80), item("device-preprocessing", 1.80),
+         item("num-workers", 1.34, {"num_workers": 2}, high=1.9), item("batch-echoing", 1.80, {"echo": 2})], "input.cpu")
     assert [a["id"] for a in ranked] == ["num-workers", "cache-preprocessed", "device-preprocessing", "batch-echoing"]
-    assert ranked[0]["ranked_by"].startswith("ahead of cache-preprocessed (1.80x): a setting")
+    assert ranked[0]["ranked_by"].startswith("ahead of cache-preprocessed (1.44–2.16x): a setting")
     # A setting that buys little stays behind: the code change's estimate is then far larger.
     small = _settings_before_rewrites([item("cache-preprocessed", 1.80), item("num-workers", 1.10, {"num_workers": 2})],
                                       "input.cpu")
     assert [a["id"] for a in small] == ["cache-preprocessed", "num-workers"] and "ranked_by" not in small[1]
+    # A setting whose range does not reach the code change's midpoint stays behind it
+    # (examples/short_steps_tabular.py: num-workers 1.08-1.38x against cache-preprocessed 1.25-2.48x).
+    below = _settings_before_rewrites([item("cache-preprocessed", 1.87), item("num-workers", 1.23, {"num_workers": 2},
+                                                                             high=1.38)], "input.cpu")
+    assert [a["id"] for a in below] == ["cache-preprocessed", "num-workers"]
 
 
 def test_the_fix_list_heading_says_how_it_is_ranked():

@@ -14,7 +14,7 @@ of the rest that compute spent waiting for a core; with the input free the speed
 1 / (1 - share)."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
 
@@ -22,7 +22,6 @@ ID = "input.cpu"
 
 QUEUED = 0.2            # workers waiting for a core at least this share of their producing time
 INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job's CPU
-TRAINING_QUEUED = 0.15  # ... or the training's threads waiting for a core this share of what they want
 #: A contended input's cost from which it is the verdict (not a side note): lower than a visible
 #: wait's INPUT_BOUND, since compute here is slowed by the input, not free of it. An 8-worker HDF5
 #: trainer on 2 cores waited 13% for data with its training threads waiting for a core 19% of the
