@@ -13,45 +13,30 @@ cannot get shorter than the host takes to launch its ops (the counted ops times 
 The low end takes the least time in these families now (their highest share of the peak), the
 smaller ratio and the dearer host; the high end the most time (capped at the step), the larger ratio
 and the cheaper host. Where the GPU idled part of the steps with the data ready, the host sets their
-pace and the low end is no gain (HOST_PACED_UTIL). Every figure below was measured on one NVIDIA H200 (driver 580.159.04,
-torch 2.11.0+cu130, 16-core Intel Xeon host; 2026-11-27, bench/real_gpu/cost_table.py): the same
-GH100 chip as an H100 SXM; for other GPUs the ratios stand in with their own data-sheet peaks.
+pace and the low end is no gain (HOST_PACED_UTIL). Every figure below was measured on one NVIDIA H200
+(priors gpu-rates.*): the same GH100 chip as an H100 SXM; for other GPUs the ratios stand in with
+their own data-sheet peaks.
 Checked on whole programs it was not fitted to: a GPT in float32 (mixed precision measured 5.68x and
 4.08x by `gpuprof try`, TF32 3.10x) and a ResNet-18 (bf16 autocast 1.16x in a bare loop, 0.87x in its
 program with DataLoader workers), docs/validation.md."""
 
+from gpuprof.priors.gpu_rates import H200_SHARE_OF_PEAK, H200_SPEED_RATIO, HOST_COST_PER_OP, HOST_PACED_BELOW
 from gpuprof.analysis.efficiency import CONV_OPS, math_modes
 from gpuprof.analysis.peaks import known_peak
 
 #: Share of the data sheet's dense peak each family reached, (lowest, highest) over the measured
-#: shapes. Matmuls: square 1024 to 8192 (fp32 38.3-51.3 TFLOPS; smaller ones are the host's launches).
-#: Convolutions: 3x3 at ResNet shapes (fp32 39.6-67.2, TF32 93.8-209.5, bf16 147.6-305.4 TFLOPS).
-#: Attention: causal SDPA forward and backward at (16, 12, 512, 64), in the FLOP counter's own count
-#: (fp32 42 TFLOPS memory-efficient, 22 math; bf16 206 default, 160 flash).
-SHARE_OF_PEAK = {
-    "matmul": {"FP32": (0.57, 0.77), "TF32": (0.30, 0.70), "BF16": (0.18, 0.71), "FP16": (0.18, 0.71)},
-    "conv": {"FP32": (0.59, 1.0), "TF32": (0.19, 0.42), "BF16": (0.15, 0.31), "FP16": (0.15, 0.31)},
-    "attention": {"FP32": (0.33, 0.63), "TF32": (0.33, 0.63), "BF16": (0.16, 0.21), "FP16": (0.16, 0.21)},
-}
-#: How many times faster a family runs in the new mode than in the old, (low, high), shape by shape
-#: (matmuls 2048 to 8192; at 1024 and below a step's matmuls are launch-bound, which the host floor
-#: takes). TF32 does not change attention's kernels as torch picks them (memory-efficient in fp32).
-SPEED_RATIO = {
-    ("matmul", "FP32", "TF32"): (6.7, 6.9), ("matmul", "FP32", "BF16"): (13.1, 14.0),
-    ("matmul", "TF32", "BF16"): (1.93, 2.02),
-    ("conv", "FP32", "TF32"): (2.37, 3.12), ("conv", "FP32", "BF16"): (3.5, 4.9), ("conv", "TF32", "BF16"): (1.46, 1.57),
-    ("attention", "FP32", "BF16"): (4.9, 4.9), ("attention", "TF32", "BF16"): (4.9, 4.9),
-    ("attention", "FP32", "TF32"): (1.0, 1.0),
-}
-#: Host seconds per dispatched aten op in a training step: 16.4 us measured (a small MLP's Adam step,
-#: autograd included); 5.7 us a bare eager launch, the least an op costs the host.
-HOST_S_PER_OP = (5.7e-6, 16.4e-6)
+#: shapes, and how many times faster a family runs in the new mode than in the old, (low, high), shape
+#: by shape; TF32 does not change attention's kernels as torch picks them (memory-efficient in fp32).
+SHARE_OF_PEAK = H200_SHARE_OF_PEAK.value
+SPEED_RATIO = H200_SPEED_RATIO.value
+#: Host seconds per dispatched aten op in a training step: (a bare eager launch, the least an op
+#: costs the host; an op of a small MLP's Adam step, autograd included).
+HOST_S_PER_OP = (HOST_COST_PER_OP.low, HOST_COST_PER_OP.high)
 #: Under this NVML utilisation over the steps (with the data ready) the GPU waits for the host's
 #: launches: a step queued without waiting takes the longer of the host's and the device's time, so a
-#: device idle 10% of it is already not the limit, and a faster mode may buy nothing at all (an H200
-#: ResNet-18 at 70% ran 0.87x under autocast, whose casts add launches). The low end is then 1.0x,
-#: and the high end keeps at least the idle share of the step as the host's.
-HOST_PACED_UTIL = 0.9
+#: device idle 10% of it is already not the limit, and a faster mode may buy nothing at all. The low
+#: end is then 1.0x, and the high end keeps at least the idle share of the step as the host's.
+HOST_PACED_UTIL = HOST_PACED_BELOW.value
 #: "With the data ready": the loop waits for data less than this share of its steps.
 DATA_READY_WAIT = 0.1
 

@@ -8,13 +8,14 @@ their time per step is R = C + w = 1, and step = max(C, R). A fix either adds pr
 echoing: step' = C + P/k inline, max(C, R/k) in parallel). Speed-up = 1 / step'. Removing a wait
 share w entirely bounds every estimate by 1 / (1 - w)."""
 
+from gpuprof.priors.step_model import (CPU_ONLY_COMPUTE_RELIEF, GPU_COMPUTE_RELIEF, ONE_NUMBER_SAVING_ENDS,
+                                              SHIPPING_PER_BATCH, SHIPPING_RATE, STEP_SPREAD_BOUNDS)
 
 #: Shipping a batch from a worker process: pickling into shared memory, the queue, waking the
-#: training process, unpickling. Measured on a 2-core machine: about 1 ms a batch for batches of a
-#: few KB, and 6.3 MB batches 4.4 ms more (about 1.4 GB/s). A step of a few milliseconds cannot hide
-#: it; both sides pay it, the workers and the training process.
-SHIP_FIXED_S = 1.0e-3
-SHIP_BYTES_PER_S = 1.4e9
+#: training process, unpickling (priors shipping.*). A step of a few milliseconds cannot hide it;
+#: both sides pay it, the workers and the training process.
+SHIP_FIXED_S = SHIPPING_PER_BATCH.value
+SHIP_BYTES_PER_S = SHIPPING_RATE.value
 
 
 def shipping_share(ev) -> float:
@@ -77,22 +78,20 @@ def next_prime(n: int) -> int:
 
 
 # The estimate's uncertainty. Every estimate is the model above at the run's measured figures; a
-# range takes those figures at their pessimistic and optimistic ends:
+# range takes those figures at their pessimistic and optimistic ends (their sources: priors range.*):
 # - the measured steps' own spread (p90 over median): the shares a step splits into are known no
 #   better than the step time itself, taken within STEP_SPREAD_MIN..STEP_SPREAD_MAX;
 # - the compute part of a step: while producers share the cores it runs slower than it will once
-#   they leave. The input ceiling measured by `gpuprof try` put it at 0.04-1.07 of its measured size
-#   on this project's CPU-only examples, median 0.56 (docs/benchmarks.md), so the optimistic end takes
-#   it at COMPUTE_RELIEF_CPU_ONLY of itself; with a GPU, where the host only launches work,
-#   COMPUTE_RELIEF_GPU;
+#   they leave, so the optimistic end takes it at COMPUTE_RELIEF_CPU_ONLY of itself; with a GPU,
+#   where the host only launches work, COMPUTE_RELIEF_GPU;
 # - a fix's assumptions (how much a cheaper producer saves, how far more workers scale): a fix that
 #   states no ends of its own has its saving, or its speed-up where that is nearer, taken at
 #   ASSUMED_SAVING_LOW of itself at the pessimistic end, and what is left of the step beside its
-#   compute part at 1 / ASSUMED_SAVING_HIGH at the optimistic end: measured over estimated ranged
-#   0.78-1.36 for such fixes beyond the measurement noise.
-STEP_SPREAD_MIN, STEP_SPREAD_MAX, STEP_SPREAD_UNKNOWN = 0.05, 0.3, 0.1
-COMPUTE_RELIEF_CPU_ONLY, COMPUTE_RELIEF_GPU = 0.5, 0.85
-ASSUMED_SAVING_LOW, ASSUMED_SAVING_HIGH = 0.75, 1.15
+#   compute part at 1 / ASSUMED_SAVING_HIGH at the optimistic end.
+STEP_SPREAD_MIN, STEP_SPREAD_MAX, STEP_SPREAD_UNKNOWN = STEP_SPREAD_BOUNDS.low, STEP_SPREAD_BOUNDS.high, \
+    STEP_SPREAD_BOUNDS.value
+COMPUTE_RELIEF_CPU_ONLY, COMPUTE_RELIEF_GPU = CPU_ONLY_COMPUTE_RELIEF.value, GPU_COMPUTE_RELIEF.value
+ASSUMED_SAVING_LOW, ASSUMED_SAVING_HIGH = ONE_NUMBER_SAVING_ENDS.low, ONE_NUMBER_SAVING_ENDS.high
 
 
 def measured_spread(ev) -> float:

@@ -22,18 +22,18 @@ machine the producers only slow the launching thread, and only where no core is 
 training threads' measured wait for a core is the share at stake, bounded by the time the GPU
 idles (the device cannot run faster than always busy)."""
 
+from gpuprof.priors.verdicts import INPUT_FREE_CPU_ONLY, INPUT_FREE_GPU
 from gpuprof.analysis.evidence import TRAINING_QUEUED
 
 MIN_PRODUCER_CORES = 0.25   # the cores the producers take, at the least, for their cost to be stated
 
-#: How much of the producers' share the training turns into speed once it has their cores. Image
-#: trainers of this shape (two workers decoding JPEGs beside the training on 2 cores, steps waiting
-#: under 1% for data) ran 1.15-1.22x faster with their input free: a saving of 13-18% of each step.
-#: With the producers at 0.5 core or more of 2 busy ones (a share from 25%), these ends hold that
-#: up to a share of about 35%; the central figure is the step model's own guess, not a fit.
-EFFICIENCY_LOW, EFFICIENCY, EFFICIENCY_HIGH = 0.4, 0.6, 1.0
-#: On a GPU machine, the share of the launching thread's wait for a core that stalls the device.
-GPU_EFFICIENCY_LOW, GPU_EFFICIENCY, GPU_EFFICIENCY_HIGH = 0.25, 0.5, 1.0
+#: How much of the producers' share the training turns into speed once it has their cores (prior
+#: input-cost.efficiency-cpu-only, with the image trainers it holds).
+EFFICIENCY_LOW, EFFICIENCY, EFFICIENCY_HIGH = (INPUT_FREE_CPU_ONLY.low, INPUT_FREE_CPU_ONLY.value,
+                                               INPUT_FREE_CPU_ONLY.high)
+#: On a GPU machine, the share of the launching thread's wait for a core that stalls the device
+#: (prior input-cost.efficiency-gpu).
+GPU_EFFICIENCY_LOW, GPU_EFFICIENCY, GPU_EFFICIENCY_HIGH = INPUT_FREE_GPU.low, INPUT_FREE_GPU.value, INPUT_FREE_GPU.high
 
 
 def input_cpu_cost(ev):

@@ -13,9 +13,10 @@ import math
 from gpuprof.advice.env_terms import env_finding, env_id, env_name
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import cheaper_share
+from gpuprof.priors.rollout_fixes import ASYNC_STEP_FLOOR
 from gpuprof.analysis import bottlenecks
 
-CHEAP_STEP_S = 100e-6
+CHEAP_STEP_S = ASYNC_STEP_FLOOR.value
 
 
 def build(ev, s):

@@ -1,5 +1,6 @@
 """cache-preprocessed: do the deterministic part of preprocessing once (or hold the raw data in
-memory) instead of every epoch; assumed to make a batch 2x cheaper.
+memory) instead of every epoch; assumed to make a batch CHEAPER times cheaper to produce (prior
+cache-preprocessed.times-cheaper).
 
 Random augmentation must stay online: a flip or noise cached once is the same every epoch. When
 the probe found random calls or transforms in the dataset's per-sample path, the fix offers to
@@ -12,10 +13,11 @@ producers' work also gives compute the cores it frees, which the step model alon
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.loader_terms import where
+from gpuprof.priors.input_fixes import CACHED_SAMPLE_COST
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
 
-CHEAPER = 2.0       # the assumed saving: a cached sample costs half of one made from scratch
+CHEAPER = CACHED_SAMPLE_COST.value       # the assumed saving: a cached sample costs half of one made from scratch
 
 
 def freed_cores_gain(ev, k: float) -> float:

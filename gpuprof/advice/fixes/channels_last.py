@@ -6,10 +6,11 @@ channels-last already; the gain depends on the layers, so it is measured, not es
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import LAYOUT, command_first
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu, where
+from gpuprof.priors.model_fixes import CHANNELS_LAST_CPU_PRIOR, CHANNELS_LAST_GPU_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR_GPU = 1.2
-PRIOR_CPU = 1.05
+PRIOR_GPU = CHANNELS_LAST_GPU_PRIOR.value
+PRIOR_CPU = CHANNELS_LAST_CPU_PRIOR.value
 
 
 def build(ev, s):

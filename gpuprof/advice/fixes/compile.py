@@ -7,9 +7,10 @@ from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import COMPILATION, command_first
 from gpuprof.advice.framework_terms import framework_first, setting
 from gpuprof.advice.model_terms import compute_model, not_estimated, where
+from gpuprof.priors.model_fixes import COMPILE_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR = 1.2
+PRIOR = COMPILE_PRIOR.value
 
 
 def build(ev, s):

@@ -4,9 +4,10 @@ pays when input shapes repeat (a fixed image size). A prior, measured by `try --
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+from gpuprof.priors.model_fixes import CUDNN_BENCHMARK_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR = 1.1
+PRIOR = CUDNN_BENCHMARK_PRIOR.value
 
 
 def build(ev, s):

@@ -8,6 +8,7 @@ measured through it. A compute-bound job that used one of several GPUs gets it t
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.framework_terms import SCALE_OUT, framework_first
+from gpuprof.priors.model_fixes import DDP_OVER_DATA_PARALLEL, DDP_PER_GPU
 from gpuprof.analysis import bottlenecks
 
 LAUNCH = "torchrun --nproc-per-node=NGPU train.py"
@@ -47,7 +48,7 @@ def mean(values) -> float:
 def build(ev, s):
     if ev.data_parallel:
         if ev.gpu_count > 1:
-            gain = 1.3
+            gain = DDP_OVER_DATA_PARALLEL.value
             why = (f"nn.DataParallel drives the {ev.gpu_count} GPUs from one process: one thread per GPU under one "
                    "GIL, scatter and gather on GPU 0 every step" + gpu0_load(ev.gpu_figures or [])
                    + "; DDP commonly runs such jobs 1.3x faster or more")
@@ -62,7 +63,7 @@ def build(ev, s):
                 "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
     if not ev.gpu or s.bottleneck != bottlenecks.COMPUTE.id or ev.gpu_count <= 1:
         return None
-    return {"estimated_speedup": 0.9 * ev.gpu_count, "where": None,
+    return {"estimated_speedup": DDP_PER_GPU.value * ev.gpu_count, "where": None,
             "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])",
             "snippet": framework_first(ev, SCALE_OUT, SNIPPET, gpus=ev.gpu_count or "NGPU"),
             "why": f"{ev.gpu_count} GPUs are present and the job used one"}

@@ -15,7 +15,8 @@ def build(ev, s):
             "snippet": "model = DistributedDataParallel(model, device_ids=[local_rank], bucket_cap_mb=100, "
                        "gradient_as_bucket_view=True)",
             "why": f"{s.share:.0%} of each step waits in collectives; fewer, larger all-reduces overlap "
-                   "better with the backward pass"}
+                   "better with the backward pass; not estimated (the network and the layers' sizes decide how much "
+                   "overlaps): measure it"}
 
 
 FIX = Fix(id="ddp-buckets", title="Fewer, larger gradient buckets in DDP (bucket_cap_mb)", effort=1,

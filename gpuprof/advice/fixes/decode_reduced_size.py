@@ -15,16 +15,16 @@ upsampling and colour conversion), its ends the estimate's."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
+from gpuprof.priors.input_fixes import DRAFT_MODE_DECODE_SAVED
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
 from gpuprof.analysis.image_sizes import decode_share, reduction
 
 REDUCIBLE = 2.0         # decoded image at least this many times the target on each side
 DOMINANT = 0.3          # decode and resize at least this share of the producers' CPU time per sample
-#: The share of the decode's time draft mode saves at each scale: (low, central, high). Measured on
-#: 500x375 JPEGs at quality 90 reduced 4x: 17-23% for grainy pictures (examples/photo_decode.py), 18%
-#: for noise; smoother photos save more, since entropy decoding is the part draft mode leaves.
-DECODE_SAVED = {2: (0.05, 0.15, 0.35), 4: (0.1, 0.25, 0.5), 8: (0.15, 0.3, 0.6)}
+#: The share of the decode's time draft mode saves at each scale: (low, central, high); smoother
+#: photos save more, since entropy decoding is the part draft mode leaves.
+DECODE_SAVED = DRAFT_MODE_DECODE_SAVED.value
 
 
 def draft_scale(ratio: float) -> int:

@@ -1,9 +1,11 @@
 """device-preprocessing: do the CPU-bound preparation as batched tensor ops on the training
-device. Assumed to make a batch 10x cheaper on a GPU, 5x for a hand-written per-row batcher
-vectorised on a CPU, 2x for a DataLoader's per-sample transforms batched on a CPU."""
+device. Assumed to make a batch several times cheaper: most on a GPU, less for a hand-written
+per-row batcher vectorised on a CPU, least for a DataLoader's per-sample transforms batched on a CPU
+(prior device-preprocessing.times-cheaper)."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where as loader_where
+from gpuprof.priors.input_fixes import BATCHED_ON_DEVICE
 from gpuprof.analysis.evidence import HANDWRITTEN
 from gpuprof.analysis import bottlenecks
 
@@ -12,7 +14,7 @@ def build(ev, s):
     if s.input_kind != bottlenecks.INPUT_CPU.id:
         return None
     handwritten = ev.wait_source in HANDWRITTEN
-    k = 10.0 if ev.gpu else (5.0 if handwritten else 2.0)
+    k = cheaper_by(ev.gpu, handwritten)
     gain = s.cheaper_input(ev, k)
     if gain < MIN_GAIN:
         return None
@@ -39,6 +41,14 @@ def build(ev, s):
             "why": f"batch preparation is CPU-bound ({pct(ev.producer_cpu_ratio or 0)} CPU); {s.input_cost(ev)}"
                    + ("" if ev.gpu else "; on this CPU-only machine the "
                    "gain comes from vectorising, on a GPU it is larger")}
+
+
+def cheaper_by(gpu: bool, handwritten: bool) -> float:
+    """The assumed times cheaper a batch gets (prior device-preprocessing.times-cheaper)."""
+    times = BATCHED_ON_DEVICE.value
+    if gpu:
+        return times["on a GPU"]
+    return times["hand-written batcher, CPU" if handwritten else "per-sample transforms, CPU"]
 
 
 FIX = Fix(id="device-preprocessing", title="Do the preprocessing as batched tensor ops on the training device",

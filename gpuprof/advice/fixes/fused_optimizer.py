@@ -8,9 +8,10 @@ and a prior below that bound ranks it until `gpuprof try --fix fused-optimizer` 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.model import cheaper_share
 from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+from gpuprof.priors.model_fixes import FUSED_OPTIMIZER_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR = 1.1
+PRIOR = FUSED_OPTIMIZER_PRIOR.value
 
 
 def build(ev, s):

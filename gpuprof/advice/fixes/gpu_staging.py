@@ -1,10 +1,12 @@
 """gpu-staging: copy the data set (or large shards of it, as uint8) to the GPU once and index
-batches there, when the GPU has memory to spare; removes 90% of the copy time, or makes a batch
-10x cheaper to produce."""
+batches there, when the GPU has memory to spare; removes most of the copy time, or makes a batch
+several times cheaper to produce (priors gpu-staging.*)."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_producer, cheaper_share
+from gpuprof.priors.copy_fixes import STAGED_COPY_SAVED
+from gpuprof.priors.input_fixes import STAGED_ON_GPU
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
 
@@ -15,9 +17,9 @@ def build(ev, s):
     if ev.gpu_mem_free_share is not None and ev.gpu_mem_free_share < 0.3:
         return None
     if s.bottleneck == bottlenecks.TRANSFER_H2D.id:
-        gain = cheaper_share(ev.copy_share or 0.0, 0.9)
+        gain = cheaper_share(ev.copy_share or 0.0, STAGED_COPY_SAVED.value)
     else:
-        gain = cheaper_producer(ev, 10.0)
+        gain = cheaper_producer(ev, STAGED_ON_GPU.value)
     if gain < MIN_GAIN:
         return None
     return {"estimated_speedup": gain, "where": where(ev),

@@ -11,6 +11,7 @@ import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import next_prime
+from gpuprof.priors.input_fixes import CHUNK_CACHE_MOST
 from gpuprof.analysis import bottlenecks
 
 
@@ -40,7 +41,7 @@ def build(ev, s):
     wall = ((ev.loader or {}).get("producer") or {}).get("wall_s")
     opening = min((worst.get("open_s") or 0.0) / wall, 0.95) if keep_handle and wall else 0.0
     cheaper = 1.0 / ((1.0 - opening) / cheaper)
-    gain = s.cheaper_input(ev, min(cheaper, 20.0))
+    gain = s.cheaper_input(ev, min(cheaper, CHUNK_CACHE_MOST.value))
     if gain < MIN_GAIN:
         return None
     name = worst["dataset"].strip("/")

@@ -7,6 +7,7 @@ from gpuprof.advice.flag_terms import BATCH, command_first
 from gpuprof.advice.framework_terms import framework_first
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.priors.model_fixes import LARGER_BATCH_COMPUTE_GAIN, LARGER_BATCH_OVERHEAD_SAVED
 from gpuprof.analysis import bottlenecks
 
 
@@ -16,7 +17,8 @@ def build(ev, s):
     if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < 0.4:
         return None
     share = s.share or 0.0
-    gain = cheaper_share(share, 0.5) if s.bottleneck == bottlenecks.HOST_OVERHEAD.id else 1.1
+    gain = cheaper_share(share, LARGER_BATCH_OVERHEAD_SAVED.value) if s.bottleneck == bottlenecks.HOST_OVERHEAD.id \
+        else LARGER_BATCH_COMPUTE_GAIN.value
     batch = (ev.loader or {}).get("batch_size")
     target = batch * 2 if batch else None
     fits = ""

@@ -12,10 +12,11 @@ from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.advice.flag_terms import PRECISION, command_first
 from gpuprof.advice.framework_terms import framework_first, setting
 from gpuprof.advice.model_terms import compute_model, fast_low_precision, mostly_float32, not_estimated, on_gpu, where
+from gpuprof.priors.model_fixes import MIXED_PRECISION_CPU_PRIOR, MIXED_PRECISION_GPU_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR_GPU = 1.5      # tensor cores and half the memory traffic
-PRIOR_CPU = 1.3      # bf16 instructions (measured 1.48x on a 3-layer MLP, less where matmuls are a smaller part)
+PRIOR_GPU = MIXED_PRECISION_GPU_PRIOR.value      # tensor cores and half the memory traffic
+PRIOR_CPU = MIXED_PRECISION_CPU_PRIOR.value      # bf16 instructions
 
 
 def build(ev, s):

@@ -14,10 +14,11 @@ import math
 from gpuprof.advice.env_terms import env_finding, env_name, part_range, rollout_phases
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.flag_terms import ENVS, command_first
+from gpuprof.priors.rollout_fixes import PER_CALL_SAVING
 from gpuprof.analysis import bottlenecks
 
 PER_STEP_PARTS = ("inference", "conversions", "rest")
-LOW_SAVING, HIGH_SAVING = 0.25, 0.5
+LOW_SAVING, HIGH_SAVING = PER_CALL_SAVING.low, PER_CALL_SAVING.high
 
 
 def build(ev, s):

@@ -12,17 +12,17 @@ from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.flag_terms import WORKERS, command_first
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
+from gpuprof.priors.input_fixes import CPU_ONLY_WORKER_RATE, PARALLEL_READS, WAITING_WORKERS_PER_CORE
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
 
-CPU_ONLY_WORKER_EFFICIENCY = 0.6
-DISK_PARALLELISM = 2.0           # reads in parallel assumed to go at most this much faster (a disk's queue depth is unknown)
-# The ends of those two assumptions the estimate's range takes: workers measured 0.45-1.0 of the rate
-# their count promises on CPU-only machines, and four parallel readers from 1.5x (a single spindle) to
-# 4x (an SSD's queue) the rate of one (docs/benchmarks.md).
-WORKER_EFFICIENCY_ENDS = (0.45, 1.0)
-DISK_PARALLELISM_ENDS = (1.5, 4.0)
-LATENCY_WORKERS_PER_CORE = 4     # waiting workers need no CPU, but each one's batches are unpickled by the main process
+CPU_ONLY_WORKER_EFFICIENCY = CPU_ONLY_WORKER_RATE.value
+DISK_PARALLELISM = PARALLEL_READS.value      # reads in parallel go at most this much faster (queue depth unknown)
+# The ends of those two assumptions the estimate's range takes.
+WORKER_EFFICIENCY_ENDS = (CPU_ONLY_WORKER_RATE.low, CPU_ONLY_WORKER_RATE.high)
+DISK_PARALLELISM_ENDS = (PARALLEL_READS.low, PARALLEL_READS.high)
+# Waiting workers need no CPU, but each one's batches are unpickled by the main process.
+LATENCY_WORKERS_PER_CORE = WAITING_WORKERS_PER_CORE.value
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
 WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
 

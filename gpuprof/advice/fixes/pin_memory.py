@@ -1,10 +1,12 @@
 """pin-memory: pinned host memory and non-blocking copies, so copies overlap compute; applies when
-most bytes copied came from pageable memory, and saves an assumed 60% of the copy time."""
+most bytes copied came from pageable memory, and saves an assumed share of the copy time (prior
+pin-memory.copy-time-saved)."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.flag_terms import PINNED, command_first
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.priors.copy_fixes import PINNED_COPY_SAVED
 from gpuprof.analysis import bottlenecks
 
 
@@ -16,7 +18,7 @@ def pageable_share(ev) -> float:
 def build(ev, s):
     if not ev.copy_share or pageable_share(ev) < 0.5:
         return None
-    gain = cheaper_share(ev.copy_share, 0.6)
+    gain = cheaper_share(ev.copy_share, PINNED_COPY_SAVED.value)
     if gain < MIN_GAIN:
         return None
     loader = ev.loader or {}

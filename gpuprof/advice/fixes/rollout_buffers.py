@@ -9,9 +9,10 @@ share (the range of the estimate)."""
 
 from gpuprof.advice.env_terms import leading_part, leading_part_words
 from gpuprof.advice.fix import Fix
+from gpuprof.priors.rollout_fixes import CONVERSION_SAVING
 from gpuprof.analysis import bottlenecks
 
-LOW_SAVING, HIGH_SAVING = 0.3, 0.7
+LOW_SAVING, HIGH_SAVING = CONVERSION_SAVING.low, CONVERSION_SAVING.high
 
 
 def build(ev, s):

@@ -9,9 +9,10 @@ the measured policy-inference share (the range of the estimate); results are the
 
 from gpuprof.advice.env_terms import leading_part, leading_part_words
 from gpuprof.advice.fix import Fix
+from gpuprof.priors.rollout_fixes import POLICY_CALL_SAVING
 from gpuprof.analysis import bottlenecks
 
-LOW_SAVING, HIGH_SAVING = 0.2, 0.5
+LOW_SAVING, HIGH_SAVING = POLICY_CALL_SAVING.low, POLICY_CALL_SAVING.high
 
 
 def build(ev, s):

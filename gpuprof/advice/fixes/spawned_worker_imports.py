@@ -7,6 +7,7 @@ measured apart from the interpreter's start; ranked by a prior no larger than th
 restarts gone."""
 
 from gpuprof.advice.fix import Fix
+from gpuprof.priors.model_fixes import SPAWNED_IMPORTS_PRIOR
 from gpuprof.analysis import bottlenecks
 
 #: A worker start per epoch from which the script's top level is worth looking at.
@@ -27,7 +28,7 @@ if __name__ == "__main__":        # spawned workers import this file: nothing be
 
 
 #: How much a lighter top level is assumed to buy, at most: ranked by it until measured.
-PRIOR = 1.1
+PRIOR = SPAWNED_IMPORTS_PRIOR.value
 
 
 def build(ev, s):

@@ -9,9 +9,10 @@ from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import TF32_MATMUL, command_first
 from gpuprof.advice.framework_terms import framework_first
 from gpuprof.advice.model_terms import AMPERE, capability, compute_model, mostly_float32, not_estimated, on_gpu
+from gpuprof.priors.model_fixes import TF32_PRIOR
 from gpuprof.analysis import bottlenecks
 
-PRIOR = 1.3
+PRIOR = TF32_PRIOR.value
 
 
 def build(ev, s):

@@ -1,9 +1,11 @@
 """uint8-transfer: batches of floats that hold byte values travel as uint8 (4x fewer bytes) and
-are converted on the device; saves an assumed 75% of the copy time."""
+are converted on the device; saves an assumed share of the copy time (prior
+uint8-transfer.copy-time-saved)."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_share
+from gpuprof.priors.copy_fixes import UINT8_COPY_SAVED
 from gpuprof.analysis import bottlenecks
 
 
@@ -11,7 +13,7 @@ def build(ev, s):
     batch = (ev.loader or {}).get("batch") or {}
     if not batch.get("uint8_candidate") or not ev.copy_share:
         return None
-    gain = cheaper_share(ev.copy_share, 0.75)
+    gain = cheaper_share(ev.copy_share, UINT8_COPY_SAVED.value)
     if gain < MIN_GAIN:
         return None
     normalise = {"0..255": "", "k/255": ".div_(255)", "affine": ".div_(255).sub_(mean).div_(std)"}.get(batch.get("uint8_form"), "")

@@ -13,11 +13,12 @@ import math
 from gpuprof.advice.env_terms import env_finding, env_id, env_name
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import cheaper_share
+from gpuprof.priors.rollout_fixes import ENV_GARBAGE
 from gpuprof.analysis import bottlenecks
 
 
 #: The share of the other code's time that collections of the env's garbage may take.
-GARBAGE_SHARE = 0.08
+GARBAGE_SHARE = ENV_GARBAGE.value
 
 
 def build(ev, s):

@@ -13,6 +13,7 @@ cost is the larger of the two: the producers' share of the CPU, or the loop's wa
 of the rest that compute spent waiting for a core; with the input free the speed-up is
 1 / (1 - share)."""
 
+from gpuprof.priors.verdicts import CONTENDED_VERDICT_FROM
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
@@ -23,10 +24,9 @@ ID = "input.cpu"
 QUEUED = 0.2            # workers waiting for a core at least this share of their producing time
 INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job's CPU
 #: A contended input's cost from which it is the verdict (not a side note): lower than a visible
-#: wait's INPUT_BOUND, since compute here is slowed by the input, not free of it. An 8-worker HDF5
-#: trainer on 2 cores waited 13% for data with its training threads waiting for a core 19% of the
-#: time: cost 29%, and free input ran 1.45x (1.18-1.84) faster, a saving of 31%.
-CONTENDED_BOUND = 0.25
+#: wait's INPUT_BOUND, since compute here is slowed by the input, not free of it (prior
+#: input.cpu.contended-bound, with the one program it was set on).
+CONTENDED_BOUND = CONTENDED_VERDICT_FROM.value
 
 
 def input_cpu_share(ev):

@@ -1,0 +1,89 @@
+"""Priors of the fixes for an input bottleneck: how much faster more workers make batches on a
+CPU-only machine and from a disk, and how much cheaper a cache, batched device work, staging on the
+GPU, a sized HDF5 chunk cache and draft-mode decoding make a batch."""
+
+from gpuprof.priors.prior import Prior
+
+TITLE = "Fixes for the input"
+
+CPU_ONLY_WORKER_RATE = Prior(
+    id="num-workers.cpu-only-worker-rate", kind="efficiency", low=0.45, value=0.6, high=1.0,
+    unit="of the rate their count promises",
+    source="`gpuprof try` on the 2-core x86-64 VM (Python 3.11, torch 2.13 CPU), 2026-11-22: two workers made "
+           "batches at about 0.5-0.7 of twice the inline rate, sometimes slower than inline (docs/advice.md, "
+           "'Workers on a CPU-only machine'; docs/benchmarks.md); the ends 0.45-1.0 set 2026-11-25",
+    programs=("examples/cpu_starved.py", "examples/disk_random_reads.py", "examples/cold_decode.py",
+              "gpuprof/examples/demo_train.py"),
+    used_for="num-workers on a CPU-only machine (CPU or disk producers): the producer capacity more workers "
+             "promise is scaled by it; workers share the cores with the training's intra-op threads and every "
+             "batch is pickled",
+    without_it="workers count at their full rate: cold_decode's two workers estimated 1.63x and measured 0.78x "
+               "before it")
+
+PARALLEL_READS = Prior(
+    id="num-workers.parallel-reads", kind="bound", low=1.5, value=2.0, high=4.0, unit="x",
+    source="`gpuprof try` on the 2-core x86-64 VM, 2026-11-22: disk_random_reads' four readers measured 1.12x "
+           "against 1.93x, so parallel reads were capped at 2x (docs/benchmarks.md); the ends (1.5x a single "
+           "spindle, 4x an SSD's queue) set 2026-11-25 by reasoning, not measured",
+    programs=("examples/disk_random_reads.py",), needs_second_program=True,
+    used_for="num-workers for a disk-bound input: the most times faster parallel reads go (a disk's useful queue "
+             "depth is not measured)",
+    without_it="readers scale with their count: four readers estimated 1.93x where they measured 1.12x")
+
+WAITING_WORKERS_PER_CORE = Prior(
+    id="num-workers.waiting-workers-per-core", kind="bound", value=4, unit="workers a core",
+    source="set 2026-11-22 (docs/advice.md, 'Worker counts the machine holds'): past 4 waiting workers a core, "
+           "starting them and unpickling their batches in the main process eat the gain; remote_source's 8 "
+           "workers on the 2-core VM measured 10.4-10.8x (docs/benchmarks.md)",
+    programs=("examples/remote_source.py",), needs_second_program=True,
+    used_for="num-workers for a latency-bound input: the most workers it proposes, which sets the capacity "
+             "it estimates",
+    without_it="a waiting producer gets as many workers as its wait asks for, and an estimate that grows with "
+               "them")
+
+CACHED_SAMPLE_COST = Prior(
+    id="cache-preprocessed.times-cheaper", kind="assumed saving", value=2.0, unit="x",
+    source="assumed (docs/advice.md: 'producers made 2x cheaper'); checked by hand on the 2-core VM under other "
+           "load (bench/edited_truth.py, docs/benchmarks.md): estimated 1.29-4.59x, measured 1.45x and 1.90x "
+           "(within) and 1.05x (below) in three runs",
+    programs=("bench/programs/preprocess_heavy.py",), needs_second_program=True,
+    used_for="cache-preprocessed: a cached sample costs half of one made from scratch",
+    without_it="caching has no estimate and ranks by a prior only, behind every estimated fix")
+
+BATCHED_ON_DEVICE = Prior(
+    id="device-preprocessing.times-cheaper", kind="assumed saving", unit="x",
+    value={"on a GPU": 10.0, "hand-written batcher, CPU": 5.0, "per-sample transforms, CPU": 2.0},
+    source="assumed since the fix was written, 2026-11-21 (its docstring); not measured: its examples "
+           "(sparse_to_dense.py, memmap_batcher.py) need a code change `gpuprof try` cannot apply",
+    used_for="device-preprocessing: how many times cheaper a batch gets made with batched tensor ops on the "
+             "GPU; on a CPU-only machine, a hand-written per-row batcher vectorised, or a DataLoader's "
+             "per-sample transforms run on whole batches",
+    without_it="the fix has no estimate and ranks by a prior only")
+
+STAGED_ON_GPU = Prior(
+    id="gpu-staging.times-cheaper", kind="assumed saving", value=10.0, unit="x",
+    source="assumed since the fix was written, 2026-11-21; not measured",
+    used_for="gpu-staging for an input bottleneck: a batch indexed from data already on the GPU",
+    without_it="staging has no estimate for an input bottleneck")
+
+CHUNK_CACHE_MOST = Prior(
+    id="hdf5-chunk-cache.most-times-cheaper", kind="bound", value=20.0, unit="x",
+    source="a cap set with the hit-rate model, 2026-11-23; checked on the 2-core VM: hdf5_tiny_cache estimated "
+           "9.6-13.9x against 13.3-14.4x measured by `gpuprof try` (2026-11-22/23), hdf5_per_sample 2.8x against "
+           "3.9x keeping the handle by hand (docs/benchmarks.md)",
+    programs=("examples/hdf5_tiny_cache.py", "tests/programs/hdf5_per_sample.py"),
+    used_for="hdf5-chunk-cache: the most times cheaper a batch gets, however large the read amplification",
+    without_it="the estimate grows with the amplification without bound, though copies and the rest of the "
+               "batch's making stay")
+
+DRAFT_MODE_DECODE_SAVED = Prior(
+    id="decode-reduced-size.decode-saved", kind="assumed saving",
+    unit="of the decode's time, by draft reduction 2, 4 or 8",
+    value={2: (0.05, 0.15, 0.35), 4: (0.1, 0.25, 0.5), 8: (0.15, 0.3, 0.6)},
+    source="measured on the 2-core x86-64 VM, 2026-11-25: 500x375 JPEGs at quality 90 reduced 4x saved 17-23% "
+           "of their decode for grainy pictures, 18% for noise; scales 2 and 8 and the ends are not measured "
+           "(entropy decoding, the part draft mode leaves, is a smaller share of smoother photos)",
+    programs=("examples/photo_decode.py",), needs_second_program=True,
+    used_for="decode-reduced-size: the share of the decode JPEG draft mode saves at each reduction, its ends the "
+             "estimate's (photo_decode: estimated 1.08-1.75x, measured 1.30x)",
+    without_it="only the resize's saving is counted, and the fix reads smaller than it measured")

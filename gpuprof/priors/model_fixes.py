@@ -1,0 +1,108 @@
+"""Priors of the fixes to the model and its scale: the gains stated for fixes no run can estimate
+(they rank by them until `gpuprof try` measures them), and the assumed gains of a larger batch, of
+DistributedDataParallel and of activation checkpointing."""
+
+from gpuprof.priors.prior import Prior
+
+TITLE = "Fixes to the model and its scale"
+
+#: The compute-bound examples `gpuprof try` measured the model-side fixes on: the 2-core EPYC with
+#: avx512_bf16, torch 2.13 CPU (docs/benchmarks.md, 'Model-side fixes').
+ON_THE_EPYC = "`gpuprof try` on the 2-core EPYC with avx512_bf16 (torch 2.13 CPU), docs/benchmarks.md"
+WITHOUT_A_PRIOR = "the fix ranks as a 1.0x gain, after every estimated fix of its group, until it is measured"
+
+MIXED_PRECISION_GPU_PRIOR = Prior(
+    id="mixed-precision.prior-gpu", kind="ranking prior", value=1.5, unit="x",
+    source="assumed, 2026-11-23 (tensor cores and half the memory traffic); a GPU step the run counted is "
+           "estimated from the H200's rates instead (gpu-rates.*)",
+    used_for="ranks mixed-precision on a GPU whose step was not counted, until `gpuprof try` measures it",
+    without_it=WITHOUT_A_PRIOR)
+
+MIXED_PRECISION_CPU_PRIOR = Prior(
+    id="mixed-precision.prior-cpu", kind="ranking prior", value=1.3, unit="x",
+    source="bf16 autocast on a 3-layer MLP measured 1.48x, 2026-11-23 (the fix's comment); " + ON_THE_EPYC +
+           ": 1.31x on compute_heavy, 1.25x on compute_transformer, 1.20x on compute_cnn",
+    programs=("examples/compute_heavy.py", "examples/compute_transformer.py", "examples/compute_cnn.py"),
+    used_for="ranks mixed-precision on a CPU with bf16 instructions, until `gpuprof try` measures it",
+    without_it=WITHOUT_A_PRIOR)
+
+COMPILE_PRIOR = Prior(
+    id="compile.prior", kind="ranking prior", value=1.2, unit="x",
+    source="assumed, 2026-11-23; " + ON_THE_EPYC + ": 1.06x on compute_transformer, 0.76x on compute_cnn",
+    programs=("examples/compute_transformer.py", "examples/compute_cnn.py"),
+    used_for="ranks compile until `gpuprof try` measures it (with its compile time and payback)",
+    without_it=WITHOUT_A_PRIOR)
+
+CHANNELS_LAST_GPU_PRIOR = Prior(
+    id="channels-last.prior-gpu", kind="ranking prior", value=1.2, unit="x",
+    source="assumed, 2026-11-23 (tensor cores want NHWC); not measured",
+    used_for="ranks channels-last for a convolutional model on a GPU, until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+CHANNELS_LAST_CPU_PRIOR = Prior(
+    id="channels-last.prior-cpu", kind="ranking prior", value=1.05, unit="x",
+    source=ON_THE_EPYC + ": 1.06x on compute_cnn, 2026-11-23; a hand-timed small CNN under load was slower",
+    programs=("examples/compute_cnn.py",), needs_second_program=True,
+    used_for="ranks channels-last for a convolutional model on a CPU, until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+CUDNN_BENCHMARK_PRIOR = Prior(
+    id="cudnn-benchmark.prior", kind="ranking prior", value=1.1, unit="x",
+    source="assumed, 2026-11-23; not measured",
+    used_for="ranks cudnn-benchmark for a convolutional model on a GPU, until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+FUSED_OPTIMIZER_PRIOR = Prior(
+    id="fused-optimizer.prior", kind="ranking prior", value=1.1, unit="x",
+    source=ON_THE_EPYC + ": foreach=True for Adam measured 0.83x on compute_heavy, and up to 1.4x of the step "
+           "elsewhere on the same CPU (the fix's docstring), 2026-11-23",
+    programs=("examples/compute_heavy.py",), needs_second_program=True,
+    used_for="ranks fused-optimizer (never above the bound a free optimizer step gives), until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+TF32_PRIOR = Prior(
+    id="tf32.prior", kind="ranking prior", value=1.3, unit="x",
+    source="assumed, 2026-11-23; a GPU step the run counted is estimated from the H200's rates instead "
+           "(gpu-rates.*)",
+    used_for="ranks tf32 on a GPU whose step was not counted, until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+SPAWNED_IMPORTS_PRIOR = Prior(
+    id="spawned-worker-imports.prior", kind="ranking prior", value=1.1, unit="x",
+    source="assumed, 2026-11-25: the script's own top level is not timed apart from a worker's interpreter start",
+    used_for="ranks spawned-worker-imports (never above the bound of the worker restarts gone), until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+LARGER_BATCH_COMPUTE_GAIN = Prior(
+    id="larger-batch.compute-gain", kind="assumed saving", value=1.1, unit="x",
+    source="assumed since the fix was written, 2026-11-21; not measured",
+    used_for="larger-batch under a compute verdict: per-step overheads amortised over twice the samples",
+    without_it="larger-batch has no estimate under a compute verdict")
+
+LARGER_BATCH_OVERHEAD_SAVED = Prior(
+    id="larger-batch.host-overhead-saved", kind="assumed saving", value=0.5, unit="of the host's share",
+    source="assumed since the fix was written, 2026-11-21: a batch twice the size pays each step's host "
+           "overhead once for twice the samples; not measured",
+    used_for="larger-batch under a host.overhead verdict: the share of the host's time per sample it saves",
+    without_it="larger-batch has no estimate for a host-bound run")
+
+DDP_OVER_DATA_PARALLEL = Prior(
+    id="ddp.over-data-parallel", kind="assumed saving", value=1.3, unit="x",
+    source="stated since 2026-11-22 as what DistributedDataParallel commonly gives over nn.DataParallel on "
+           "several GPUs ('1.3x faster or more'); not measured by this project",
+    used_for="ddp where nn.DataParallel drives several GPUs: the estimate of the fix that leads",
+    without_it="the fix that leads has no estimate")
+
+DDP_PER_GPU = Prior(
+    id="ddp.speed-up-per-gpu", kind="efficiency", value=0.9, unit="x a GPU",
+    source="assumed since the fix was written, 2026-11-21; not measured",
+    used_for="ddp for a compute-bound job that used one of several GPUs: the speed-up is this times the GPUs",
+    without_it="the job is promised a speed-up equal to its GPU count")
+
+CHECKPOINTED_ACTIVATIONS_FREED = Prior(
+    id="activation-checkpointing.activations-freed", kind="assumed saving", value=0.6, unit="of the activations",
+    source="assumed, 2026-11-23 (the fix's docstring: the largest blocks recomputed in backward, about a third "
+           "more compute); not measured",
+    used_for="activation-checkpointing after an out-of-memory death: the bytes it frees, which rank the memory "
+             "fixes",
+    without_it="the fix frees an unknown amount and ranks after every counted memory fix")

@@ -1,0 +1,49 @@
+"""Priors of the reinforcement-learning fixes: the share of a rollout's part each change saves,
+the garbage an environment's steps leave, and the cheapest env step worth a process of its own."""
+
+from gpuprof.priors.prior import Prior
+
+TITLE = "Reinforcement learning"
+
+PPO = "tests/programs/ppo_rollout.py"
+
+POLICY_CALL_SAVING = Prior(
+    id="rollout-inference.saving", kind="assumed saving", low=0.2, high=0.5, unit="of the policy-inference share",
+    source="reasoned, 2026-11-25, from what the change drops (autograd's bookkeeping, the distribution's "
+           "argument checks, a Python loop over sub-envs); checked on the 2-core VM under load 6-40: "
+           "validate_args=False alone measured 1.16x against the fix's 1.04-1.61x (docs/benchmarks.md)",
+    programs=(PPO,), needs_second_program=True,
+    used_for="rollout-inference: its range, from the measured policy-inference share",
+    without_it="rollout-inference has no estimate")
+
+CONVERSION_SAVING = Prior(
+    id="rollout-buffers.saving", kind="assumed saving", low=0.3, high=0.7, unit="of the host conversions' share",
+    source="reasoned, 2026-11-25: a buffer filled with torch.from_numpy copies once where a new tensor copies "
+           "twice, and scalars are read once per rollout; not measured",
+    used_for="rollout-buffers: its range, from the sampled share of conversions between numpy and tensors",
+    without_it="rollout-buffers has no estimate")
+
+PER_CALL_SAVING = Prior(
+    id="more-envs-per-call.saving", kind="assumed saving", low=0.25, high=0.5, unit="of the per-step parts' share",
+    source="reasoned, 2026-11-25: twice the sub-envs per call halve the calls, so their fixed costs fall by up "
+           "to half (a quarter where the batch's own work grows with it); not measured",
+    used_for="more-envs-per-call: its range, from the measured per-step parts (inference, conversions, the rest)",
+    without_it="more-envs-per-call has no estimate where the rollout's parts were measured")
+
+ENV_GARBAGE = Prior(
+    id="vectorised-env.garbage-share", kind="bound", value=0.08, unit="of the other code's time",
+    source="calibrated on the 2-core x86-64 VM, 2026-11-25 (CartPole-v1, a SyncVectorEnv of 4): replaying the "
+           "env's recorded results measured 1.24x where its own 13% of the time gives 1.15x, and 1.16x with "
+           "Python's cyclic collector off (docs/benchmarks.md)",
+    programs=(PPO,), needs_second_program=True,
+    used_for="vectorised-env's high end: the collections of the garbage an env step leaves fall on the other "
+             "code",
+    without_it="the high end is the env's own time made free, below what replaying measured")
+
+ASYNC_STEP_FLOOR = Prior(
+    id="async-vector-env.cheapest-step", kind="threshold", value=100e-6, unit="s",
+    source="reasoned, 2026-11-25: an AsyncVectorEnv sends actions and observations to and from every process "
+           "each step (gymnasium's 'Vectorize' reference), tens of microseconds; not measured",
+    used_for="async-vector-env is offered only where one sub-env's step takes at least this long",
+    without_it="envs whose steps cost less than the messages are told to step in processes, an estimate the "
+               "messages undo")

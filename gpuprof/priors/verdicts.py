@@ -1,0 +1,38 @@
+"""Priors of the verdict's own figures (gpuprof/analysis): what the input costs when no step waits
+for it, and the cost from which a contended input is the verdict."""
+
+from gpuprof.priors.prior import Prior
+
+TITLE = "The verdict's figures"
+
+INPUT_FREE_CPU_ONLY = Prior(
+    id="input-cost.efficiency-cpu-only", kind="efficiency", low=0.4, value=0.6, high=1.0,
+    unit="of the producers' share of the CPU",
+    source="held-out image trainers (two workers decoding JPEGs beside the training on 2 cores, waits under 1%) "
+           "ran 1.15-1.22x faster with their input free, a saving of 13-18% of each step, which these ends hold "
+           "for producer shares of 25-35%; the central 0.6 is the step model's guess, not a fit (2026-11-25, "
+           "docs/advice.md, 'The input's cost when no step waits'); the high end's held-up time holds "
+           "photo_decode's 1.58x measured on the 2-core VM (2026-11-25, docs/benchmarks.md)",
+    programs=("held-out image trainers (not in this repository)", "examples/photo_decode.py"),
+    used_for="a compute verdict whose workers take cores the training needs: the share of each step the input "
+             "made free saves, and so the cap on every input fix there",
+    without_it="the input's cost under a compute verdict is its producers' share of the CPU, as if the "
+               "training turned every freed core into speed")
+
+INPUT_FREE_GPU = Prior(
+    id="input-cost.efficiency-gpu", kind="efficiency", low=0.25, value=0.5, high=1.0,
+    unit="of the launching thread's wait for a core",
+    source="assumed, 2026-11-25 (docs/advice.md, 'The input's cost when no step waits'); not measured on a GPU",
+    used_for="a compute verdict on a GPU machine with no idle core: the share of the launching thread's wait "
+             "for a core that stalls the device",
+    without_it="every wait of the launching thread counts as device time lost")
+
+CONTENDED_VERDICT_FROM = Prior(
+    id="input.cpu.contended-bound", kind="threshold", value=0.25, unit="of each step",
+    source="set 2026-11-24 from an 8-worker gzip HDF5 trainer on the 2-core VM: it waited 11-13% for data, its "
+           "training threads waited for a core 19-23%, cost 0.29-0.32 in 3 of 3 runs; the input made free "
+           "measured 1.45x (1.18-1.84), a saving of 31% (docs/advice.md)",
+    programs=("tests/programs/hdf5_eight_workers.py",), needs_second_program=True,
+    used_for="the contended input's cost from which input.cpu is the verdict and its fixes lead (a visible "
+             "wait needs 30%)",
+    without_it="a contended input needs a visible wait's 30%: that trainer read compute, not input-bound")

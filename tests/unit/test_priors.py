@@ -1,0 +1,75 @@
+"""The one table of priors (gpuprof/priors): every entry says where its number came from, what
+it is for and what the estimate loses without it; every entry is used; the estimating modules write
+no number of their own beside it; and docs/priors.md is the table as generated."""
+
+import ast
+import os
+
+from gpuprof import priors
+from gpuprof.priors.table import markdown, used_by
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXES = os.path.join(ROOT, "gpuprof", "advice", "fixes")
+#: Modules beside the fixes whose numbers are estimates' assumptions.
+ESTIMATING = ("gpuprof/advice/fix.py", "gpuprof/advice/model.py", "gpuprof/advice/math_modes.py",
+              "gpuprof/analysis/input_cost.py")
+
+#: Module-level float constants that are definitions, not priors: (module, name) -> why.
+ALLOWED = {
+    ("gpuprof/advice/fix.py", "MIN_GAIN"): "a definition: the least estimate worth showing",
+    ("gpuprof/advice/math_modes.py", "DATA_READY_WAIT"): "a definition: what 'with the data ready' means",
+    ("gpuprof/analysis/input_cost.py", "MIN_PRODUCER_CORES"): "when the input's cost is stated, not what it is",
+    ("gpuprof/advice/fixes/decode_reduced_size.py", "REDUCIBLE"): "draft mode's least reduction is 1/2",
+    ("gpuprof/advice/fixes/decode_reduced_size.py", "DOMINANT"): "when the fix is offered, not what it saves",
+    ("gpuprof/advice/fixes/spawned_worker_imports.py", "SLOW_START_S"): "when the fix is offered (a slow start)",
+    ("gpuprof/advice/fixes/num_workers.py", "WORKER_MEMORY_SHARE"): "a policy: the memory workers may take",
+}
+
+
+def test_every_prior_has_a_value_a_source_a_use_and_what_is_lost_without_it():
+    assert len({prior.id for prior in priors.ALL}) == len(priors.ALL)
+    for prior in priors.ALL:
+        assert prior.kind in priors.KINDS, prior.id
+        assert prior.source.strip() and prior.used_for.strip() and prior.without_it.strip(), prior.id
+        assert prior.value is not None or (prior.low is not None and prior.high is not None), prior.id
+        if isinstance(prior.value, (int, float)) and prior.low is not None:
+            assert prior.low <= prior.value <= prior.high, prior.id
+
+
+def test_a_prior_backed_by_one_program_says_it_needs_a_second():
+    for prior in priors.ALL:
+        assert prior.needs_second_program == (len(prior.programs) == 1), prior.id
+
+
+def test_every_prior_is_used_by_a_module():
+    users = used_by()
+    assert [prior_id for prior_id, modules in users.items() if not modules] == []
+    assert "gpuprof/advice/fixes/num_workers.py" in users["num-workers.cpu-only-worker-rate"]
+
+
+def test_the_docs_page_is_the_table_as_generated():
+    with open(os.path.join(ROOT, "docs", "priors.md"), "r", encoding="utf-8") as handle:
+        assert handle.read() == markdown(), "regenerate it: python -m gpuprof.priors > docs/priors.md"
+
+
+def module_level_floats(path: str) -> list:
+    """Names assigned at module level from an expression holding a float literal."""
+    with open(os.path.join(ROOT, path), "r", encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    found = []
+    for node in tree.body:
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or value is None:
+            continue
+        if any(isinstance(n, ast.Constant) and isinstance(n.value, float) for n in ast.walk(value)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found += [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+    return found
+
+
+def test_no_fix_or_estimating_module_writes_a_float_constant_that_is_not_a_prior():
+    modules = [os.path.relpath(os.path.join(FIXES, name), ROOT) for name in sorted(os.listdir(FIXES))
+               if name.endswith(".py")] + list(ESTIMATING)
+    literals = {(path.replace(os.sep, "/"), name) for path in modules for name in module_level_floats(path)}
+    assert literals - set(ALLOWED) == set(), "import these from gpuprof/priors, or allow them with a reason"
+    assert set(ALLOWED) <= literals, "an allowed literal is gone: drop it from ALLOWED"
