@@ -8,6 +8,8 @@ estimate against the truth measured by editing a copy of the program (bench/edit
     python bench/accuracy.py [--no-measure] [--runs N] [EXAMPLE ...]
     python bench/accuracy.py --edited-only [--rounds R]     (only the edited-program cases)
     python bench/accuracy.py --interventions-only          (only the truth-by-intervention cases)
+    python bench/accuracy.py --corpus [--half held|calibrate|all] [NAME ...]
+                                                           (the corpus's held half: bench/corpus_accuracy.py)
 """
 
 import json
@@ -202,6 +204,10 @@ def intervention_table(rounds: int = 3) -> None:
 
 def main() -> None:
     args = sys.argv[1:]
+    if "--corpus" in args:
+        import corpus_accuracy
+        corpus_accuracy.main(args)
+        return
     if "--interventions-only" in args:
         intervention_table()
         return
