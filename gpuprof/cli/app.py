@@ -74,10 +74,11 @@ def register_commands() -> None:
     """Add each subcommand (one module each, none importing another) to the app, once."""
     if _registered:
         return
-    from gpuprof.cli import attach, compare, demo, doctor, gate, report, run, try_
+    from gpuprof.cli import attach, compare, demo, doctor, gate, report, run, try_, tune
     help_options = {"help_option_names": ["-h", "--help"]}
     app.command(cls=RunCommand, context_settings=help_options)(run.run)
     app.command(name="try", cls=RunCommand, context_settings=help_options)(try_.try_)
+    app.command(name="tune", cls=RunCommand, context_settings=help_options)(tune.tune)
     app.command(cls=Command)(report.report)
     app.command(cls=Command)(gate.gate)
     app.command(cls=Command)(compare.compare)
