@@ -36,7 +36,7 @@ ENV_GARBAGE = Prior(
            "env's recorded results measured 1.24x where its own 13% of the time gives 1.15x, and 1.16x with "
            "Python's cyclic collector off (docs/benchmarks.md)",
     programs=(PPO,), needs_second_program=True,
-    used_for="vectorised-env's high end: the collections of the garbage an env step leaves fall on the other "
+    used_for="the high end of the vectorised-env fix: the collections of the garbage an env step leaves fall on the other "
              "code",
     without_it="the high end is the env's own time made free, below what replaying measured")
 

@@ -157,7 +157,13 @@ def test_demo_runs_the_bundled_example_and_gives_a_verdict(tmp_path):
     assert "demo: 60 steps" in got.stdout
     report = load_json(tmp_path / "run" / "report.json")
     assert report["verdict"]["bottleneck"] == "input.cpu"
-    assert "num-workers" in [a["id"] for a in report["advice"][:3]]
+    ids = [a["id"] for a in report["advice"][:3]]
+    if (report["system"].get("others") or {}).get("notable"):
+        # Other programs held the cores: more workers would take the training's, so a cheaper
+        # producer or fewer training threads come first (bench/expectations.py's LOADED cases).
+        assert ids and "num-workers" not in ids[:1], ids
+    else:
+        assert "num-workers" in ids, ids
     assert "Input-bound" in got.stderr
     # The demo's program ships inside gpuprof, yet it is the user's code the advice points at.
     assert report["dataloaders"][0]["where"].endswith(f"demo_train.py:{_line_of('DataLoader(', DEMO)}")
