@@ -42,3 +42,14 @@ def _no_inherited_terminal_width():
     saved = {key: os.environ.pop(key) for key in ("COLUMNS", "LINES") if key in os.environ}
     yield
     os.environ.update(saved)
+
+
+INTEGRATION = os.path.join(TESTS, "integration")
+
+
+def pytest_collection_modifyitems(items):
+    """Every integration test runs real programs (seconds to minutes each): marked `slow`, so that
+    `pytest -m "not slow" tests` is the under-a-minute tier of pure unit tests."""
+    for item in items:
+        if str(item.path).startswith(INTEGRATION + os.sep):
+            item.add_marker(pytest.mark.slow)
