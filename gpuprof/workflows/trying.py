@@ -27,7 +27,7 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     command = from_cli(target, module=module, command_mode=command_mode, python=python)
     _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval)
     _check_fix_ids(fix)
-    _check_loader(loader)
+    check_loader(loader)
     plan = _plan(set_, input_ceiling, echo, hdf5_cache, fix, top)
     check_all((json_path, "--json"), (markdown, "--markdown"))
     say = say or (say_to_stderr if not quiet else (lambda text: None))
@@ -92,7 +92,7 @@ def _check_fix_ids(fix) -> None:
         raise UsageProblem(f"--fix {fix_id}: no such fix; {hint}try can apply {', '.join(tryable)}")
 
 
-def _check_loader(loader) -> None:
+def check_loader(loader) -> None:
     """--loader names a line as FILE:LINE; anything else could never match a DataLoader."""
     if loader is None:
         return

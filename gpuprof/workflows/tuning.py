@@ -26,11 +26,12 @@ def tune(target=None, module=None, command_mode=False, budget=300.0, allow=None,
     from gpuprof.tune.measuring import TuneExperiment
     from gpuprof.tune.search import Search
     from gpuprof.workflows.run_config import settle
+    from gpuprof.workflows.trying import check_loader
 
     settled = settle({"out": out, "interval": interval, "gpu": gpu, "python": python})
     command = from_cli(list(target or []), module=module, command_mode=command_mode, python=settled["python"])
     _check_numbers(budget, steps, warmup_steps, min_window, check_rounds, check_steps, settled["interval"])
-    _check_loader(loader)
+    check_loader(loader)
     allowed = knobs.parse_allow(allow)
     limited = knobs.parse_only(only, allowed)
     check_all((json_path, "--json"), (markdown, "--markdown"), (patch_path, "--patch"))
@@ -161,14 +162,6 @@ def _check_numbers(budget, steps, warmup_steps, min_window, check_rounds, check_
         raise UsageProblem(f"--check-steps must be at least 1, not {check_steps}")
     if not 0.01 <= interval <= 60:
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
-
-
-def _check_loader(loader) -> None:
-    if loader is None:
-        return
-    path, _, line = loader.rpartition(":")
-    if not path or not line.isdigit() or int(line) < 1:
-        raise UsageProblem(f"--loader {loader}: give the line that builds the DataLoader as FILE:LINE (train.py:42)")
 
 
 def _failed_baseline(experiment, first, say) -> int:

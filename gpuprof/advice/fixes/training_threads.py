@@ -119,24 +119,23 @@ def build(ev, s):
     }
 
 
+def _sharers(ev, workers: int, workers_words: str, others_words: str) -> list:
+    """The job's workers and other programs, each worded as the sentence needs, where they ran."""
+    return ([workers_words] if workers else []) + ([others_words] if ev.other_cores else [])
+
+
 def _beside(ev, workers: int) -> str:
     """What today's threads share the cores with, in the run's terms."""
-    parts = []
-    if workers:
-        parts.append(f"{workers} worker{'s' if workers != 1 else ''}")
-    if ev.other_cores:
-        parts.append(f"other programs holding {ev.other_cores:.1f} cores")
+    parts = _sharers(ev, workers, f"{workers} worker{'s' if workers != 1 else ''}",
+                     f"other programs holding {ev.other_cores or 0:.1f} cores")
     shared = f"beside {' and '.join(parts)} " if parts else ""
     return f"{shared}on the {ev.cpu_count} core{'s' if ev.cpu_count != 1 else ''} the job may use"
 
 
 def _taken(ev, workers: int) -> str:
     """Who took the cores: the workers, other programs, or neither (the threads outnumber the cores)."""
-    parts = []
-    if workers:
-        parts.append(f"the workers used {ev.producer_cores or 0:.1f}")
-    if ev.other_cores:
-        parts.append(f"other programs held {ev.other_cores:.1f}")
+    parts = _sharers(ev, workers, f"the workers used {ev.producer_cores or 0:.1f}",
+                     f"other programs held {ev.other_cores or 0:.1f}")
     if not parts:
         return f"with {ev.intra_op_threads} threads for {ev.cpu_count} core{'s' if ev.cpu_count != 1 else ''}"
     return f"while {' and '.join(parts)} of {ev.cpu_count} cores"
