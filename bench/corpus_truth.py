@@ -7,7 +7,9 @@ measurement (bench/edited_truth.py's way). The result goes to the folder's truth
 machine, its load before and after, and the date, so bench/accuracy.py --corpus can compare any
 later gpuprof's estimates with it without measuring again.
 
-    python bench/corpus_truth.py [--rounds R] [NAME ...]
+    python bench/corpus_truth.py [--rounds R] [--fix ID] [NAME ...]
+
+--fix ID measures that one edit and keeps the program's other truths as they were.
 
 Time nothing else while it runs: on a 2-core machine another process moves every figure."""
 
@@ -45,7 +47,7 @@ def edited_source(source: str, replacements: list) -> str:
     return source
 
 
-def measure(name: str, rounds: int, folder: str) -> dict:
+def measure(name: str, rounds: int, folder: str, only=None) -> dict:
     """{fix id: {"ratios": [...], "median": x}} for every edit of the program, plus the plain runs'
     verdicts; an edit whose runs failed records its error instead."""
     case = case_of(name)
@@ -55,6 +57,8 @@ def measure(name: str, rounds: int, folder: str) -> dict:
     args, torchrun = list(case.get("args") or []), bool(case.get("torchrun"))
     fixes, verdicts = {}, []
     for fix_id, replacements in (case.get("edits") or {}).items():
+        if only is not None and fix_id != only:
+            continue
         edited_dir = os.path.join(folder, f"{name}-{fix_id}")
         os.makedirs(edited_dir, exist_ok=True)
         edited = os.path.join(edited_dir, "train.py")
@@ -83,14 +87,20 @@ def main() -> None:
     args = sys.argv[1:]
     rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 3
     names = [a for a in args if a in programs()] or programs()
+    only = args[args.index("--fix") + 1] if "--fix" in args else None
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
             before = load()
-            got = measure(name, rounds, folder)
+            got = measure(name, rounds, folder, only)
+            path = os.path.join(CORPUS, name, "truth.json")
+            if only is not None and os.path.exists(path):
+                with open(path) as handle:
+                    kept = json.load(handle)
+                got = dict(kept, fixes=dict(kept.get("fixes") or {}, **got["fixes"]))
             truth = dict(got, rounds=rounds, measured_at=time.strftime("%Y-%m-%d"), cores=os.cpu_count(),
                          machine=platform.processor() or platform.machine(), load_before=round(before, 2),
                          load_after=round(load(), 2), steps_per_run=edited_truth.STEPS)
-            with open(os.path.join(CORPUS, name, "truth.json"), "w") as handle:
+            with open(path, "w") as handle:
                 json.dump(truth, handle, indent=1, sort_keys=True)
                 handle.write("\n")
             shown = ", ".join(f"{k} {v['median']:.2f}x" if "median" in v else f"{k} error" for k, v in got["fixes"].items())
