@@ -1,4 +1,4 @@
-"""A run cut short (issue 47, item 6): a training loop that ignores SIGTERM, stopped the way a user
+"""A run cut short: a training loop that ignores SIGTERM, stopped the way a user
 stops it (TERM to gpuprof, forwarded and ignored, then KILL), leaves a run folder whose report gives
 a verdict from the steps recorded and says the run was cut short. Only the processes this test
 started are signalled."""

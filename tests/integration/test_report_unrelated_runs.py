@@ -1,4 +1,4 @@
-"""`gpuprof report runA runB` on real run folders of unrelated runs (issue 47, item 3): refused in one
+"""`gpuprof report runA runB` on real run folders of unrelated runs: refused in one
 line with exit 2, never merged into a job whose "slowest rank" is another program."""
 
 import pytest

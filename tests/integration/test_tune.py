@@ -36,7 +36,7 @@ def project(tmp_path):
 def test_tune_finds_workers_writes_a_patch_git_applies_and_checks_it(project, tmp_path):
     before = subprocess.run([sys.executable, "train.py"], cwd=project, capture_output=True, text=True, timeout=120)
     assert before.returncode == 0, before.stderr
-    got = gpuprof("tune", "--budget", "90", "--only", "num_workers", "--steps", "8", "--warmup-steps", "2",
+    got = gpuprof("tune", "--budget", "40", "--only", "num_workers", "--steps", "8", "--warmup-steps", "2",
                   "--min-window", "0", "--check", "--check-rounds", "2", "--out", str(tmp_path / "runs"),
                   "--json", str(tmp_path / "tune.json"), "--patch", str(tmp_path / "tune.patch"), "train.py",
                   cwd=str(project), timeout=400)

@@ -1,5 +1,5 @@
-"""`gpuprof compare` on a try folder whose rounds' steps split into instant ones and ones that wait
-(issue 47, item 4): the step time, the throughput and the speed-up on its lines come from one measure,
+"""`gpuprof compare` on a try folder whose rounds' steps split into instant ones and ones that wait:
+the step time, the throughput and the speed-up on its lines come from one measure,
 so "B measured 2.57x faster" never stands beside a throughput that rose 16%."""
 
 import copy

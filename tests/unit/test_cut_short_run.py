@@ -1,4 +1,4 @@
-"""A run cut short (issue 47, item 6), on a saved run made into what a killed supervisor leaves: the
+"""A run cut short, on a saved run made into what a killed supervisor leaves: the
 claim run.json (`"status": "running"`, gpuprof's pid), the job's event files, no system samples.
 The report analyses the steps recorded, says the run was cut short, and reads the program from
 the events."""

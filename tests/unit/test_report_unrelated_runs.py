@@ -1,5 +1,5 @@
-"""Several run folders make one job's report only when the runs say they are one job (issue 47,
-item 3): the same program, each placed in a launcher's world of one size, no rank run twice.
+"""Several run folders make one job's report only when the runs say they are one job: the same
+program, each placed in a launcher's world of one size, no rank run twice.
 `gpuprof report runA runB` on two unrelated runs is refused in one line, never "Slowest of 2 ranks"."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""`try` and `run --verify` never contradict themselves (issue 47, items 1 and 2): a speed-up and its
+"""`try` and `run --verify` never contradict themselves: a speed-up and its
 interval are one statistic, an interval too wide to mean anything is "not decided", an undecided
 input ceiling is a point estimate that corrects no verdict, the table's step times give the speed-up
 beside them, rounds are said to be added only where they can be, and --verify's help, its docs and
