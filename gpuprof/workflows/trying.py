@@ -53,24 +53,29 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     return record["exit_code"]
 
 
-def _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval) -> None:
-    """Refuse numeric options out of range before anything runs."""
+def check_run_numbers(steps, warmup_steps, min_window, interval) -> None:
+    """Refuse the options every measured run shares (try's and tune's) out of range."""
     if steps < 1:
         raise UsageProblem(f"--steps must be at least 1, not {steps}")
     if warmup_steps < 0:
         raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
+    if not 0 <= min_window <= 600:
+        raise UsageProblem(f"--min-window must be between 0 and 600 seconds, not {min_window}")
+    if not 0.01 <= interval <= 60:
+        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
+
+
+def _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval) -> None:
+    """Refuse numeric options out of range before anything runs."""
+    check_run_numbers(steps, warmup_steps, min_window, interval)
     if not 1 <= rounds <= 50:
         raise UsageProblem(f"--rounds must be between 1 and 50, not {rounds}")
     if max_rounds is not None and not 1 <= max_rounds <= 50:
         raise UsageProblem(f"--max-rounds must be between 1 and 50, not {max_rounds}")
     if budget is not None and budget <= 0:
         raise UsageProblem(f"--budget must be a positive number of seconds, not {budget}")
-    if not 0 <= min_window <= 600:
-        raise UsageProblem(f"--min-window must be between 0 and 600 seconds, not {min_window}")
     if top < 0:
         raise UsageProblem(f"--top must not be negative, not {top}")
-    if not 0.01 <= interval <= 60:
-        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
 
 
 def _check_fix_ids(fix) -> None:

@@ -148,20 +148,14 @@ def refuse_uncommitted(paths) -> None:
 
 
 def _check_numbers(budget, steps, warmup_steps, min_window, check_rounds, check_steps, interval) -> None:
+    from gpuprof.workflows.trying import check_run_numbers
     if not budget > 0:
         raise UsageProblem(f"--budget must be a positive number of seconds, not {budget}")
-    if steps < 1:
-        raise UsageProblem(f"--steps must be at least 1, not {steps}")
-    if warmup_steps < 0:
-        raise UsageProblem(f"--warmup-steps must not be negative, not {warmup_steps}")
-    if not 0 <= min_window <= 600:
-        raise UsageProblem(f"--min-window must be between 0 and 600 seconds, not {min_window}")
+    check_run_numbers(steps, warmup_steps, min_window, interval)
     if not 2 <= check_rounds <= 20:
         raise UsageProblem(f"--check-rounds must be between 2 and 20, not {check_rounds}")
     if check_steps is not None and check_steps < 1:
         raise UsageProblem(f"--check-steps must be at least 1, not {check_steps}")
-    if not 0.01 <= interval <= 60:
-        raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
 
 
 def _failed_baseline(experiment, first, say) -> int:
