@@ -40,18 +40,18 @@ def disturbed(values: list) -> list:
 
 
 def interval(ratios: list):
-    """(median, low, high): the median ratio and a 90% interval from the t distribution of the log
-    ratios; (r, None, None) for a single ratio, (None, None, None) for none."""
+    """(centre, low, high): the geometric mean of the ratios and the 90% interval from the t
+    distribution of their logs, which is centred on it; (r, None, None) for a single ratio, (None,
+    None, None) for none."""
     ratios = [r for r in ratios if r and r > 0]
     if not ratios:
         return None, None, None
-    middle = statistics.median(ratios)
-    if len(ratios) < 2:
-        return middle, None, None
     logs = [math.log(r) for r in ratios]
     mean = statistics.fmean(logs)
+    if len(logs) < 2:
+        return math.exp(mean), None, None
     half = T90.get(len(logs) - 1, 1.645) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return middle, math.exp(mean - half), math.exp(mean + half)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
 def conclusion(low, high) -> str:

@@ -152,22 +152,9 @@ class Experiment:
             self.prepare()
         s = self.settings
         started = time.monotonic()
-        first = self._run(1, None)
-        self.baseline_report = first["report"]
-        if first["failed"]:
+        first = self.measure_baseline()
+        if first is None:
             return
-        grown = self._size_window(first["report"])
-        if grown or s.cold:
-            # The planning run does not count: round 1 gets a baseline measured as the others are.
-            self.runs.remove(first)
-            why = (f"windows of {s.steps} steps (at least {s.min_window_s:.0f} s each)" if grown else
-                   "every run starting with the program's files out of the page cache")
-            self.say(f"the first baseline planned the experiment; round 1 measures again with {why}")
-            measured = self._run(1, None, tag="-measured")
-            if grown and not measured["failed"]:
-                # A window too short for the planning run's verdict (a GPU's utilisation averages over
-                # 200 ms or more): the fixes come from the baseline measured over the full window.
-                self.baseline_report = measured["report"]
         self.resolve(self.baseline_report)
         self.say(f"the baseline and {len(self.variants)} variant{'s' if len(self.variants) != 1 else ''} "
                  f"({', '.join(v.label for v in self.variants)}), each {s.steps} measured steps after "
@@ -189,6 +176,31 @@ class Experiment:
                     break
                 self.say(f"after {round_no} rounds some speed-ups are not clear yet: one more round")
             round_no += 1
+
+    def measure_baseline(self, noun: str = "experiment"):
+        """Round 1's baseline: a planning run sizes the window, and where the window grew (or runs
+        start cold) round 1 measures again as the others will; `baseline_report` is the report the
+        fixes come from. Returns round 1's counted baseline run, or None when the planning run failed
+        (its entry stays in `runs`)."""
+        s = self.settings
+        first = self._run(1, None)
+        self.baseline_report = first["report"]
+        if first["failed"]:
+            return None
+        grown = self._size_window(first["report"])
+        if not (grown or s.cold):
+            return first
+        # The planning run does not count: round 1 gets a baseline measured as the others are.
+        self.runs.remove(first)
+        why = (f"windows of {s.steps} steps (at least {s.min_window_s:.0f} s each)" if grown else
+               "every run starting with the program's files out of the page cache")
+        self.say(f"the first baseline planned the {noun}; round 1 measures again with {why}")
+        measured = self._run(1, None, tag="-measured")
+        if grown and not measured["failed"]:
+            # A window too short for the planning run's verdict (a GPU's utilisation averages over
+            # 200 ms or more): the fixes come from the baseline measured over the full window.
+            self.baseline_report = measured["report"]
+        return measured
 
     def _clear(self) -> bool:
         from gpuprof.experiments.results import summarise

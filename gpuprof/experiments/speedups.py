@@ -34,15 +34,11 @@ def geometric_mean(values) -> Optional[float]:
 
 def judge(ratios) -> Speedup:
     """The speed-up the paired round ratios give, its interval, and what it decides."""
-    ratios = [r for r in ratios if r and r > 0]
-    if not ratios:
+    centre, low, high = noise.interval(ratios)
+    if centre is None:
         return Speedup(None, None, None, None, False)
-    centre = geometric_mean(ratios)
-    if len(ratios) < 2:
+    if low is None:
         return Speedup(centre, None, None, noise.conclusion(None, None), False)
-    logs = [math.log(r) for r in ratios]
-    half = noise.T90.get(len(logs) - 1, 1.645) * statistics.stdev(logs) / math.sqrt(len(logs))
-    low, high = centre * math.exp(-half), centre * math.exp(half)
     if too_wide(low, high):
         return Speedup(centre, low, high, "inconclusive", True)
     return Speedup(centre, low, high, noise.conclusion(low, high), False)

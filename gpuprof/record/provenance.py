@@ -43,13 +43,19 @@ def git_state(cwd: str) -> dict:
     return {"commit": commit, "dirty": None if status is None else bool(status)}
 
 
-def _git(cwd: str, *args):
+def run_git(cwd: str, *args, timeout: float = GIT_TIMEOUT_S):
+    """git's stdout as it printed it, or None where git is missing, fails or takes too long."""
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _git(cwd: str, *args):
+    out = run_git(cwd, *args)
+    return None if out is None else out.strip()
 
 
 def _same_packages(kind: str, interpreter) -> bool:

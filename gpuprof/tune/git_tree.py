@@ -2,15 +2,14 @@
 uncommitted changes (the patch must be one `git diff` the user can read and undo), unless --force."""
 
 import os
-import subprocess
+
+from gpuprof.record.provenance import run_git
+
+GIT_TIMEOUT_S = 30          # a large work tree's status takes longer than a run's provenance may
 
 
 def _git(folder: str, *args):
-    try:
-        done = subprocess.run(["git", "-C", folder, *args], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
+    return run_git(folder, *args, timeout=GIT_TIMEOUT_S)
 
 
 def toplevel(path: str):

@@ -28,20 +28,11 @@ class TuneExperiment(Experiment):
         return self.folder
 
     def start(self) -> dict:
-        """The first baseline: its report (the search's facts) and the window it sizes. Where the
-        window grew, round 1's baseline is measured again over it, and its report is the one used."""
-        first = self._timed(1, None)
-        self.baseline_report = first["report"]
-        if first["failed"]:
-            return first
-        if self._size_window(first["report"]):
-            self.runs.remove(first)
-            self.say(f"the first baseline planned the search; round 1 measures again with windows of "
-                     f"{self.settings.steps} steps")
-            measured = self._timed(1, None, tag="-measured")
-            if not measured["failed"]:
-                self.baseline_report = measured["report"]
-            first = measured
+        """The first baseline, measured as try measures it (Experiment.measure_baseline): round 1's
+        counted run, or the planning run where it failed; `baseline_report` holds the search's facts."""
+        first = self.measure_baseline("search")
+        if first is None or first["failed"]:
+            return first or self.runs[-1]
         loaders = (self.baseline_report or {}).get("dataloaders") or []
         wanted = self.settings.loader
         if wanted and not any(same_line(row.get("where"), wanted) for row in loaders):
@@ -56,12 +47,12 @@ class TuneExperiment(Experiment):
         applied."""
         runs = {}
         if round_no > 1:
-            runs[cand.UNCHANGED_KEY] = self._timed(round_no, None)
+            runs[cand.UNCHANGED_KEY] = self._run(round_no, None)
         else:
             runs[cand.UNCHANGED_KEY] = next(r for r in self.runs if r["round"] == 1 and r["variant"] is None)
         for combination in combinations:
             index = self._index(combination)
-            runs[cand.key_of(combination)] = self._timed(round_no, index, self.variants[index])
+            runs[cand.key_of(combination)] = self._run(round_no, index, self.variants[index])
         return {key: unit_time(entry) for key, entry in runs.items()}
 
     def per_run_s(self) -> float:
@@ -76,10 +67,11 @@ class TuneExperiment(Experiment):
             self.index_of[key] = len(self.variants) - 1
         return self.index_of[key]
 
-    def _timed(self, round_no, index, variant=None, tag: str = "") -> dict:
+    def _run(self, round_no, index, variant=None, tag: str = "") -> dict:
+        """try's run, its wall time kept for the budget."""
         started = time.monotonic()
         try:
-            return self._run(round_no, index, variant, tag=tag)
+            return super()._run(round_no, index, variant, tag=tag)
         finally:
             self.run_seconds.append(time.monotonic() - started)
 
