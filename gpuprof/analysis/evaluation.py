@@ -10,6 +10,7 @@ import re
 
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.evidence import INPUT_BOUND, gather
+from gpuprof.analysis.loaders import entry_key
 
 TRAIN, VALIDATION, TEST, EVALUATION = "train", "validation", "test", "evaluation"
 
@@ -42,8 +43,12 @@ def with_evaluation(steps: dict, dataloaders: list, duration_s=None) -> tuple:
 
 
 def role_of(entry: dict, training, interleaved) -> str:
-    """TRAIN for the training loop's loader line; else what its dataset's name says; else VALIDATION
-    for a loader whose passes fall between training steps, EVALUATION for any other."""
+    """The role the method that built it declared (a Trainer's get_eval_dataloader, a DataModule's
+    val_dataloader); else TRAIN for the training loop's loader line; else what its dataset's name
+    says; else VALIDATION for a loader whose passes fall between training steps, EVALUATION for
+    any other."""
+    if entry.get("declared_role"):
+        return entry["declared_role"]
     if _key(entry) == training:
         return TRAIN
     for word in _words(entry.get("dataset") or ""):
@@ -84,8 +89,8 @@ def evaluation_input(evaluation: dict, held_out: list) -> dict:
 
 
 def _key(entry: dict):
-    """How the loop names a loader line: where it was built, else its id."""
-    return entry.get("where") or entry.get("id")
+    """How the loop names a loader pipeline: where it was built (with its declared role), else its id."""
+    return entry_key(entry)
 
 
 def _share(part, whole):

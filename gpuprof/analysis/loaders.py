@@ -1,6 +1,21 @@
 """Each DataLoader: its settings, where it was built, what its producers spent, what its batches hold."""
 
+from gpuprof.analysis.batch_parts import batch_parts
 from gpuprof.analysis.series import count, total
+
+
+def pipeline_key(where, role=None, loader_id=None):
+    """How loaders are told apart as pipelines: the line that built them and, where the probe saw a
+    method named for it (a Trainer's get_eval_dataloader, a DataModule's val_dataloader), their role:
+    a framework that builds its training and evaluation loaders at one line gives two pipelines."""
+    if not where:
+        return loader_id
+    return f"{where} [{role}]" if role else where
+
+
+def entry_key(entry: dict):
+    """An analysed loader entry's pipeline key."""
+    return pipeline_key(entry.get("where"), entry.get("declared_role"), entry.get("id"))
 
 
 def loader_of(fetch, loaders_by_id):
@@ -38,6 +53,8 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
             "where": loader.get("where"),
             "built_in": loader.get("built_in"),
             "framework": loader.get("framework"),
+            **({"declared_role": loader["role"], "built_by": loader.get("built_by")} if loader.get("role") else {}),
+            **({"collate": loader["collate"]} if loader.get("collate") else {}),
             "batch_size": loader.get("batch_size"),
             "num_workers": loader.get("num_workers"),
             "pin_memory": loader.get("pin_memory"),
@@ -62,6 +79,8 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
                 "read_bytes": int(total(own_fetches, "rb")),
                 "read_chars": int(total(own_fetches, "rc")),
                 **({"process_cpu_s": total(own_fetches, "pc")} if any("pc" in f for f in own_fetches) else {}),
+                **({"collate_s": total(own_fetches, "co"), "collate_cpu_s": total(own_fetches, "cc")}
+                   if any("co" in f for f in own_fetches) else {}),
                 "cpu_per_wall": None,                                 # within_wall sets it
                 "wall_per_batch_s": wall / fetched if fetched else None,
                 "in_main_process": not loader.get("num_workers"),
@@ -70,6 +89,10 @@ def analyse_loaders(loaders, batches, fetches, facts, epochs=()) -> list:
         }
         out.append(entry)
     out = group_by_line(out)
+    for entry in out:
+        parts = batch_parts(entry)
+        if parts is not None:
+            entry["batch_parts"] = parts
     out.sort(key=lambda e: -e["batches"])
     return out
 
@@ -103,15 +126,17 @@ def within_wall(producer: dict) -> dict:
 
 _SUMMED = ("batches", "wait_s", "workers_seen", "epochs", "epoch_start_wait_s")
 _PRODUCER_SUMMED = ("batches", "wall_s", "cpu_s", "system_cpu_s", "runqueue_s", "read_bytes", "read_chars")
+_PRODUCER_OPTIONAL = ("process_cpu_s", "collate_s", "collate_cpu_s")
 
 
 def group_by_line(entries: list) -> list:
-    """Loaders built at the same line (a loader re-created every epoch, in a function called again)
-    are one pipeline: one entry with their sums, the settings of the busiest, and how many there were."""
+    """Loaders built at the same line for the same role (a loader re-created every epoch, in a function
+    called again) are one pipeline: one entry with their sums, the settings of the busiest, and how
+    many there were."""
     groups = {}
     order = []
     for entry in entries:
-        key = entry["where"] if entry.get("where") else ("id", entry["id"])
+        key = entry_key(entry) if entry.get("where") else ("id", entry["id"])
         if key not in groups:
             groups[key] = []
             order.append(key)
@@ -130,8 +155,9 @@ def group_by_line(entries: list) -> list:
         producer = dict(busiest["producer"])
         for name in _PRODUCER_SUMMED:
             producer[name] = sum((m["producer"].get(name) or 0) for m in members)
-        if any("process_cpu_s" in m["producer"] for m in members):
-            producer["process_cpu_s"] = sum((m["producer"].get("process_cpu_s") or 0) for m in members)
+        for name in _PRODUCER_OPTIONAL:
+            if any(name in m["producer"] for m in members):
+                producer[name] = sum((m["producer"].get(name) or 0) for m in members)
         producer["wall_per_batch_s"] = producer["wall_s"] / producer["batches"] if producer["batches"] else None
         merged["producer"] = within_wall(producer)
         merged["batch"] = busiest.get("batch") or next((m["batch"] for m in members if m.get("batch")), None)

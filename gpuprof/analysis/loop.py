@@ -8,6 +8,7 @@ The first step (start-up) and any warm-up steps are left out of the window."""
 from gpuprof.analysis.series import count, durations, total, weighted_median, weighted_quantile
 from gpuprof.analysis.eval_phases import during, merged, phases_in, steps_outside
 from gpuprof.analysis.spikes import periodic_spikes, slow_start, slow_steps_at
+from gpuprof.analysis.loaders import pipeline_key
 
 MIN_STEPS_FOR_CONFIDENCE = 20
 
@@ -50,7 +51,11 @@ def _loader_waits(in_window, loaders, window, phases) -> tuple:
     training = dominant_loader(in_window, line)
     # Batches taken while the model is in eval mode are evaluation's too, whatever line built
     # their loader (a Trainer builds its training and evaluation loaders at one user line).
-    evaluating = {id(e) for e in in_window if line(e.get("l")) != training or during(e["t"], phases)}
+    # A batch of a loader a training method built (get_train_dataloader) is training's even then: the
+    # next training batch is fetched before the model goes back to training mode.
+    trains = {loader.get("l") for loader in loaders if loader.get("role") == "train"}
+    evaluating = {id(e) for e in in_window
+                  if line(e.get("l")) != training or (e.get("l") not in trains and during(e["t"], phases))}
     others = [e for e in in_window if id(e) in evaluating]
     in_window = [e for e in in_window if id(e) not in evaluating]
     evaluation = _evaluation(in_window, others, window, phases)
@@ -268,8 +273,9 @@ def _expand_marks(boundaries):
 
 
 def line_of(loaders):
-    """Loader id -> the line that built it (loaders re-created at one line are one pipeline)."""
-    where = {loader.get("l"): loader.get("where") for loader in loaders}
+    """Loader id -> its pipeline: the line that built it, and its role where a method named for one
+    built it (loaders re-created at one line for one role are one pipeline)."""
+    where = {loader.get("l"): pipeline_key(loader.get("where"), loader.get("role")) for loader in loaders}
     return lambda loader_id: where.get(loader_id) or loader_id
 
 

@@ -4,6 +4,8 @@ or at most 256 distinct values per channel, as normalised uint8 images have).
 
 Reads the tensors, never changes them, keeps no reference, draws no random numbers."""
 
+from collections.abc import Mapping
+
 SAMPLE = 65536          # elements looked at per tensor
 MAX_ITEMS = 16          # elements of a tuple, list or dict looked at
 MAX_DEPTH = 3
@@ -21,7 +23,7 @@ def _walk(value, path, depth, found, torch) -> None:
         return
     if depth >= MAX_DEPTH:
         return
-    if isinstance(value, dict):
+    if isinstance(value, dict) or _is_mapping(value):
         for i, (key, item) in enumerate(value.items()):
             if i >= MAX_ITEMS:
                 break
@@ -29,6 +31,11 @@ def _walk(value, path, depth, found, torch) -> None:
     elif isinstance(value, (list, tuple)):
         for i, item in enumerate(value[:MAX_ITEMS]):
             _walk(item, f"{path}[{i}]", depth + 1, found, torch)
+
+
+def _is_mapping(value) -> bool:
+    """A mapping that is no dict (Hugging Face's BatchEncoding is a UserDict)."""
+    return isinstance(value, Mapping)
 
 
 def _describe_tensor(tensor, path, torch) -> dict:

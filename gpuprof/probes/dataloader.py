@@ -13,7 +13,7 @@ import sys
 import time
 import weakref
 
-from . import boot, loader_origin, self_cost, worker_clues
+from . import boot, collate_origin, loader_origin, self_cost, worker_clues
 from .batch_facts import describe_batch
 from .procfile import ProcFile
 from .stream import PENDING_LIMIT, Stream
@@ -85,17 +85,22 @@ def _register(loader, found) -> str:
     event = {
         "k": kinds.LOADER, "l": loader_id, "t": time.monotonic(), "where": found.get("where"),
         "built_in": found.get("built_in"), "framework": found.get("framework"),
-        "batch_size": loader.batch_size, "num_workers": loader.num_workers,
+        "batch_size": _batch_size(loader), "num_workers": loader.num_workers,
         "pin_memory": bool(loader.pin_memory), "prefetch_factor": loader.prefetch_factor,
         "persistent_workers": bool(loader.persistent_workers), "drop_last": bool(loader.drop_last),
         "context": _context_name(loader), "dataset": type(loader.dataset).__qualname__,
-        "sampler": type(loader.sampler).__qualname__ if loader.sampler is not None else None,
+        "sampler": _sampler_name(loader),
         "batch_sampler": type(loader.batch_sampler).__qualname__ if loader.batch_sampler is not None else None,
         "iterable": _is_iterable(loader),
         "torch_threads": _torch_threads(),
     }
     if found.get("rebuilt_at"):
         event.update(rebuilt_at=found["rebuilt_at"], rebuilt_by=found.get("rebuilt_by"))
+    if found.get("role"):
+        event.update(role=found["role"], built_by=found.get("built_by"))
+    collate = collate_origin.describe(loader.collate_fn)
+    if collate:
+        event["collate"] = collate
     boot.emit(event)
     try:
         _loader_events[loader] = event
@@ -109,6 +114,29 @@ def _announce_known() -> None:
     its record too, so their batches there have their settings and line."""
     for event in list(_loader_events.values()):
         boot.emit(dict(event, t=time.monotonic()))
+
+
+def _batch_size(loader):
+    """The loader's batch size, or its batch sampler's where it was given one (accelerate's prepared
+    loaders, a bucketing sampler)."""
+    if loader.batch_size is not None:
+        return loader.batch_size
+    size = getattr(loader.batch_sampler, "batch_size", None)
+    return size if isinstance(size, int) else None
+
+
+def _sampler_name(loader):
+    """The class of the sampler that orders the samples: inside the batch samplers a framework wraps
+    around it (accelerate's BatchSamplerShard over the user's RandomSampler, where the loader's own
+    `sampler` is a SequentialSampler over batches)."""
+    batch_sampler = loader.batch_sampler
+    for _ in range(4):
+        inner = getattr(batch_sampler, "batch_sampler", None)
+        if inner is None or inner is batch_sampler:
+            break
+        batch_sampler = inner
+    sampler = getattr(batch_sampler, "sampler", None) or loader.sampler
+    return type(sampler).__qualname__ if sampler is not None else None
 
 
 def _is_iterable(loader) -> bool:
@@ -294,6 +322,10 @@ def _patch_fetch(cls, torch) -> None:
         sampled = not calls & self_cost.SAMPLE_MASK       # one call in SAMPLE_EVERY times the probe itself
         if sampled:
             probe_cpu = -thread_time()
+        if self.__dict__.get(_COLLATE_TIMED) is not self.__dict__.get("collate_fn"):
+            _time_collate(self)
+        spent = _collate_spent
+        spent[0] = spent[1] = 0.0
         before = _getrusage(_RUSAGE_THREAD)
         queued_before = _runqueue_wait() if _io["slow"] else None
         process_before = process_time()
@@ -319,7 +351,7 @@ def _patch_fetch(cls, torch) -> None:
             if producer is None or producer[2] != _state["generation"]:
                 producer = _producer_of(self, get_worker_info())
             producer[0].add(monotonic(), end - start, after.ru_utime - before.ru_utime + system, system, queued,
-                            read_bytes, read_chars, process_cpu)
+                            read_bytes, read_chars, process_cpu, spent[0], spent[1])
             if producer[1]:
                 _note_worker_memory(end)
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
@@ -336,6 +368,36 @@ def _patch_fetch(cls, torch) -> None:
 
 
 _PRODUCER = "_gpuprof_producer"
+_COLLATE_TIMED = "_gpuprof_collate"     # the timed collate a fetcher holds (its own collate_fn once set)
+_collate_spent = [0.0, 0.0]             # the current fetch's collate: wall and this thread's CPU seconds
+
+
+def _time_collate(fetcher) -> None:
+    """Time the fetcher's collate_fn inside each fetch (one call per batch): the batch's assembly
+    apart from the dataset's __getitem__. The fetcher's attribute is replaced by a wrapper that adds
+    its seconds to `_collate_spent`; the wrapper leaves its own frame out of a collate's traceback."""
+    collate = fetcher.__dict__.get("collate_fn")
+    if collate is None:
+        return
+    perf_counter, thread_time, spent = time.perf_counter, time.thread_time, _collate_spent
+
+    def timed_collate(data):
+        wall, cpu = perf_counter(), thread_time()
+        try:
+            return collate(data)  # gpuprof's probe: passes the call through unchanged
+        except BaseException as exc:
+            _drop_own_frame(exc)
+            raise
+        finally:
+            spent[0] += perf_counter() - wall
+            spent[1] += thread_time() - cpu
+
+    timed_collate.__wrapped__ = collate
+    try:
+        fetcher.collate_fn = timed_collate
+        fetcher.__dict__[_COLLATE_TIMED] = timed_collate
+    except (AttributeError, TypeError):
+        pass
 _fetch_timed = self_cost.timed["fetch"]        # [calls, timed calls, their seconds]
 
 

@@ -6,7 +6,8 @@ from the one the user wrote, inside their own code: the new loader's first user 
 `train_dataloader` method) where the user's arguments are, and where a fix goes. A loader built in a
 library over a dataset an earlier loader of the user's own code already served is that loader
 rebuilt: it keeps the user's line, and the framework's call is noted beside it; the framework that
-rebuilt it is the loader's framework, whose terms its advice speaks."""
+rebuilt it is the loader's framework, whose terms its advice speaks, and the role its user's method
+gave the first (a DataModule's `val_dataloader`) stays its role."""
 
 import weakref
 
@@ -24,8 +25,11 @@ def origin(loader, found: dict) -> dict:
                 _by_dataset[dataset] = dict(found)
             return found
         if found.get("built_in") and found.get("where") != known.get("where"):
-            return dict(found, where=known.get("where"), rebuilt_at=found.get("where"),
-                        rebuilt_by=found.get("framework"), framework=found.get("framework"), built_in=None)
+            rebuilt = dict(found, where=known.get("where"), rebuilt_at=found.get("where"),
+                           rebuilt_by=found.get("framework"), framework=found.get("framework"), built_in=None)
+            if known.get("role") and not found.get("role"):     # rebuilt where no role method is on the stack
+                rebuilt.update(role=known["role"], built_by=known.get("built_by"))
+            return rebuilt
     except TypeError:           # a dataset that takes no weak reference
         pass
     return found

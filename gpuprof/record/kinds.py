@@ -40,7 +40,8 @@ KINDS = _declare(
          static=("k", "l", "pid")),
     Kind("fetch", "a batch made by a producer: wall, CPU, kernel CPU, run-queue seconds, bytes read from disk "
                   "(rb) and through read calls (rc), and the CPU of the producer's whole process meanwhile (pc: "
-                  "torch's intra-op threads working for it)", columns=("wall", "cpu", "sys", "rq", "rb", "rc", "pc"),
+                  "torch's intra-op threads working for it); the collate_fn's wall (co) and CPU (cc) seconds in it",
+         columns=("wall", "cpu", "sys", "rq", "rb", "rc", "pc", "co", "cc"),
          static=("k", "l", "w", "ds", "pid")),
     # single events
     Kind("process", "the first event of every process: pid, parent, argv, how it started"),

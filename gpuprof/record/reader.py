@@ -13,7 +13,7 @@ class RecordError(Exception):
     """The folder is not a readable gpuprof run."""
 
 
-NUMERIC = {"t", "t0", "n", "w", "wall", "cpu", "sys", "rq", "rb", "rc", "pc", "f", "fc", "fw", "b", "start_s", "pid", "ppid",
+NUMERIC = {"t", "t0", "n", "w", "wall", "cpu", "sys", "rq", "rb", "rc", "pc", "co", "cc", "f", "fc", "fw", "b", "start_s", "pid", "ppid",
            "wall_max", "cpu_max", "steps", "total"}
 
 

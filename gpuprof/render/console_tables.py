@@ -6,6 +6,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gpuprof.analysis.batch_parts import NOTABLE_SHARE, collate_words
 from gpuprof.render.console_layout import hanging
 from gpuprof.render.copies_text import copies_rows
 from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
@@ -135,8 +136,16 @@ def loader_tables(report: dict):
         if index == 0 and split:
             table.add_row("their time", "  ".join(f"{name.replace('_', ' ')} {pct(share)}" for name, share in split.items()
                                                   if share is not None))
+        assembly = loader.get("batch_parts")
+        if assembly and (assembly.get("collate") or assembly["collate_share"] >= NOTABLE_SHARE):
+            rest = f", the rest of the wait {seconds(assembly['rest_s'])}" if assembly.get("rest_s") else ""
+            table.add_row("per batch", f"samples {seconds(assembly['samples_s'])}, {collate_words(assembly)} "
+                          f"{seconds(assembly['collate_s'])} ({pct(assembly['collate_share'])} of making it){rest}")
         if loader.get("built_in"):
-            table.add_row("built by", f"{loader.get('framework') or 'a library'} at {loader['built_in']}")
+            by = f"{loader['built_by']} in " if loader.get("built_by") else ""
+            table.add_row("built by", f"{by}{loader.get('framework') or 'a library'} at {loader['built_in']}")
+        elif loader.get("built_by"):
+            table.add_row("built by", f"{loader['built_by']}")
         if attached:
             table.add_row("waited", f"{seconds(loader.get('wait_s'))} (sampled)")
         else:

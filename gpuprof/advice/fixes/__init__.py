@@ -23,6 +23,7 @@ SPEED = _fixes(
     "concurrent_fetch",
     "device_preprocessing",
     "cache_preprocessed",
+    "collate_once",
     "decode_reduced_size",
     "gpu_staging",
     "pin_memory",

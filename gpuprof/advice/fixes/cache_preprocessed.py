@@ -16,6 +16,7 @@ from gpuprof.advice.loader_terms import where
 from gpuprof.priors.input_fixes import CACHED_SAMPLE_COST
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
+from gpuprof.analysis.batch_parts import collate_dominates
 
 CHEAPER = CACHED_SAMPLE_COST.value       # the assumed saving: a cached sample costs half of one made from scratch
 
@@ -39,6 +40,9 @@ def build(ev, s):
     kind = s.input_kind
     if kind not in (bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id):
         return None
+    if kind == bottlenecks.INPUT_CPU.id and collate_dominates(ev.loader):
+        return None         # the work to do once is the collate's: collate-once names it, measured
+
     # Where the compute verdict's input costs cores, the free input's own estimate already counts them.
     freed = freed_cores_gain(ev, CHEAPER) if s.input_costs_cores is None else 1.0
     gain = max(s.cheaper_input(ev, CHEAPER), freed)

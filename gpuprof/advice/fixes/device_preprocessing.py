@@ -8,11 +8,14 @@ from gpuprof.advice.loader_terms import where as loader_where
 from gpuprof.priors.input_fixes import BATCHED_ON_DEVICE
 from gpuprof.analysis.evidence import HANDWRITTEN
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.batch_parts import token_batch
 
 
 def build(ev, s):
     if s.input_kind != bottlenecks.INPUT_CPU.id:
         return None
+    if token_batch(ev.loader):
+        return None         # token ids: tokenizing has no batched tensor form on the device
     handwritten = ev.wait_source in HANDWRITTEN
     k = cheaper_by(ev.gpu, handwritten)
     gain = s.cheaper_input(ev, k)

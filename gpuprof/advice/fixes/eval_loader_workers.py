@@ -6,6 +6,7 @@ a CPU-bound producer at most min(n, c) times faster, so at most (1 - 1/min(n, c)
 the training steps are not touched."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
+from gpuprof.advice.framework_terms import framework_of
 from gpuprof.analysis import bottlenecks
 
 MAX_WORKERS = 4
@@ -29,14 +30,27 @@ def build(ev, s):
         return None
     where = own_input.get("where")
     wait_share = evaluation["wait_s"] / ev.window_s
+    detail, snippet = _in_terms(framework_of(ev), workers)
     return {
-        "estimated_speedup": gain, "where": where,
-        "detail": f"the evaluation DataLoader: num_workers 0 -> {workers}",
-        "snippet": f"DataLoader(eval_dataset, ..., num_workers={workers}, persistent_workers=True)",
+        "estimated_speedup": gain, "where": where, "detail": detail, "snippet": snippet,
         "why": (f"evaluation passes wait {wait_share:.0%} of the training loop's time for batches made in the "
                 f"training process; {workers} workers on {ev.cpu_count} cores make them at most {workers}x faster "
                 "(persistent_workers keeps them between passes)"),
     }
+
+
+def _in_terms(framework, workers: int) -> tuple:
+    """(detail, snippet) in the words of the framework that builds the evaluation's loader."""
+    if framework == "transformers":
+        return (f"the evaluation DataLoader: num_workers 0 -> {workers} through TrainingArguments (one setting for "
+                "the Trainer's training and evaluation loaders)",
+                f"TrainingArguments(..., dataloader_num_workers={workers}, dataloader_persistent_workers=True)")
+    if framework == "lightning":
+        return (f"the validation DataLoader: num_workers 0 -> {workers} in your val_dataloader",
+                f"DataLoader(val_dataset, ..., num_workers={workers}, persistent_workers=True)   # in your "
+                "LightningDataModule's val_dataloader")
+    return (f"the evaluation DataLoader: num_workers 0 -> {workers}",
+            f"DataLoader(eval_dataset, ..., num_workers={workers}, persistent_workers=True)")
 
 
 FIX = Fix(id="eval-loader-workers", title="Give the evaluation DataLoader its own workers", effort=1,

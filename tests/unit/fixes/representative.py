@@ -15,6 +15,10 @@ HDF5 = {"file": "data.h5", "dataset": "/images", "chunks": [64, 32, 32], "chunk_
 PHOTOS = dict(LOADER, num_workers=2, images={"decoded": [500, 375], "target": [64, 64], "format": "JPEG",
                                              "decode_s": 0.004, "resize_s": 0.0005},
               producer={"cpu_s": 0.005 * 10 * 32, "batches": 10})
+#: Text batches (16 x 128 token ids) whose collate tokenizes: 15 ms of each 16 ms batch.
+TOKENIZING = dict(LOADER, batch={"dtype": "int64", "shape": [16, 128]},
+                  batch_parts={"samples_s": 0.001, "collate_s": 0.015, "collate_share": 0.9375, "rest_s": 0.0001,
+                               "collate": {"name": "Collator.__call__", "where": "train.py:30"}, "notable": True})
 #: The float32 GPT whose step an H200 counted (tests/unit/test_math_modes.py).
 GPT_STEP = {"by_op": {"mm": 3991098359808, "addmm": 1391569403904}, "dtype": "float32", "ops": None,
             "device": "cuda:0", "step_s": 0.1319}
@@ -70,6 +74,8 @@ CASES = {
                            ("random augmentation in the per-sample path",
                             evidence(loader=dict(LOADER, augmentation={"random": ["RandomHorizontalFlip"]})),
                             situation())],
+    "collate-once": [("a tokenizing collate making most of each batch",
+                      evidence(loader=TOKENIZING), situation())],
     "decode-reduced-size": [("photos decoded far larger than the model's input",
                              evidence(loader=PHOTOS, producer_cores=1.0), situation())],
     "gpu-staging": [("an input wait on a GPU with memory to spare", evidence(**gpu()), situation())],
