@@ -33,7 +33,10 @@ def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
     ended = event.get("t")
     seconds = max(ended - launched, 0.0)
     duration = meta.get("duration_s")
-    share = min(seconds / duration, 1.0) if duration else None
+    # A run that never reached a step has no start-up apart from its work: all of it was "start-up",
+    # and a share of it would read as a finding about a run that did not train.
+    reached = bool(event.get("first_step"))
+    share = min(seconds / duration, 1.0) if duration and reached else None
     parts, functions = _tally(event.get("counts") or {})
     before = max((event.get("t0") or launched) - launched, 0.0)
     if before > 0:
@@ -45,7 +48,7 @@ def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
     return {
         "seconds": round(seconds, 3),
         "share": round(share, 4) if share is not None else None,
-        "reached_first_step": bool(event.get("first_step")),
+        "reached_first_step": reached,
         "notable": is_notable(seconds, share),
         "parts": [{"part": part, "seconds": round(value, 3),
                    "share": round(value / whole, 4) if whole > 0 else None}

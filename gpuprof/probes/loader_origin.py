@@ -21,7 +21,7 @@ def origin(loader, found: dict) -> dict:
         dataset = loader.dataset
         known = _by_dataset.get(dataset)
         if known is None:
-            if not found.get("built_in"):
+            if not found.get("built_in") or found.get("role_by_user"):
                 _by_dataset[dataset] = dict(found)
             return found
         if found.get("built_in") and found.get("where") != known.get("where"):

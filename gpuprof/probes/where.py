@@ -111,7 +111,11 @@ def locate(skip_dirs=(), depth: int = 2) -> dict:
     if role is not None:
         found.update(role=role, built_by=getattr(role_frame.f_code, "co_qualname", role_frame.f_code.co_name))
         path = os.path.abspath(role_frame.f_code.co_filename)
-        if found["built_in"] and _is_library(path):
+        if not _is_library(path):
+            # the user's own method built it: a library frame below it is the framework's wrapper of
+            # DataLoader.__init__ (Lightning records the arguments to rebuild it), not its builder
+            found.update(built_in=None, role_by_user=True)
+        elif found["built_in"]:
             # the framework's method is the call to name beside the user's line (not a helper below it)
             found["built_in"] = f"{library_display(path)}:{role_frame.f_lineno}"
     return found

@@ -131,3 +131,5 @@ def test_a_launcher_that_never_stepped_is_no_start_up_of_a_job_whose_ranks_did()
     # A job that never stepped: what its first process did until it ended.
     section = analyse_startup([launcher], meta)
     assert section["seconds"] == pytest.approx(60.0) and not section["reached_first_step"]
+    # ...has no start-up share: none of the run was apart from training it never began
+    assert section["share"] is None and not section["notable"]

@@ -12,7 +12,6 @@ from gpuprof.analysis.startup import where_words
 ID = "setup"
 
 SAMPLED_CONFIDENCE = 0.9      # the launch time and the first step's end are measured; parts are sampled
-UNREACHED_CONFIDENCE = 0.6    # the program never stepped: the start-up is what ran before it ended
 
 
 def evaluate(ev):
@@ -28,8 +27,7 @@ def evaluate(ev):
         reason += f" ({breakdown})"
     if where.get("line"):
         reason += f"; most in {where_words(where)} ({where['seconds']:.1f} s, {where.get('part')})"
-    confidence = SAMPLED_CONFIDENCE if startup.get("reached_first_step") else UNREACHED_CONFIDENCE
-    return Finding(ID, share, confidence,
+    return Finding(ID, share, SAMPLED_CONFIDENCE,
                    {"share_of": "the run's wall time", "seconds": startup.get("seconds"),
                     "parts": {p["part"]: p["seconds"] for p in startup.get("parts") or []},
                     "where": where.get("line"), "where_part": where.get("part")},
