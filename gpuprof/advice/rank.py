@@ -55,12 +55,19 @@ def advise(ev, verdict: dict, findings=()) -> list:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
         # device cannot deliver. A notable wait still shows as a secondary finding. Where the input's
         # producers take cores the step uses, fixes that make them cheaper buy back those cores.
+        # A notable wait for the input beside the compute verdict (a collator tokenizing in the
+        # training process: 18% of each step) is time the step loses as surely: its fixes stay,
+        # none above the wait made free.
         costs_cores = situation.input_costs_cores is not None
+        waited = next((f for f in situation.findings if f.get("bottleneck") in INPUT and f.get("share")), None)
         out = [a for a in out if bottleneck in a["addresses"] or _beside(a)
-               or (costs_cores and any(b in INPUT for b in a["addresses"]))]
+               or ((costs_cores or waited is not None) and any(b in INPUT for b in a["addresses"]))]
         if costs_cores:
             # No fix for the input buys more than the input made free.
             free = (verdict.get("evidence") or {}).get("input_free_high")
+        elif waited is not None:
+            free = 1.0 / max(1.0 - min(waited["share"], 0.95), 1e-9)
+        if costs_cores or waited is not None:
             out = [capped(a, free) if bottleneck not in a["addresses"] else a for a in out]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
