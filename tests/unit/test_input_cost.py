@@ -189,3 +189,17 @@ def test_training_threads_held_up_by_the_workers_raise_the_high_end():
     data["dataloaders"][0]["torch_threads"] = 1
     verdict, _ = advised(data)
     assert verdict["evidence"]["input_free_high"] == pytest.approx(1 / (1 - 0.21), abs=0.01)
+
+
+def test_a_notable_inline_wait_beside_a_compute_verdict_keeps_its_fixes_capped_at_the_wait_made_free():
+    """A collator tokenizing in the training process: 25% of each step waits, under the input
+    threshold, so the verdict is compute; the wait is still lost time its fixes buy back."""
+    from tests.unit.test_verdict_and_advice import sections
+    verdict, advice = advised(sections(wait=0.25, cpu=0.95, workers=0))
+    assert verdict["bottleneck"] == "compute"
+    for_input = [a for a in advice if "input.cpu" in a["addresses"]]
+    assert for_input, [a["id"] for a in advice]
+    for item in for_input:
+        assert item["estimate"]["high"] <= 1 / (1 - 0.25) + 0.01, item
+    for_compute = [i for i, a in enumerate(advice) if "compute" in a["addresses"]]
+    assert not for_compute or max(for_compute) < min(advice.index(a) for a in for_input)
