@@ -1,11 +1,18 @@
 """What the environment fixes share: whether the run's env stepping is a bottleneck worth fixing
-(the verdict, or a finding beside it), the env in gymnasium's words, and the rollout's measured
-parts that the reinforcement-learning fixes estimate from."""
+(the verdict, or a finding beside it), the env in its library's words (gymnasium's, or Stable-
+Baselines3's: the program's own make_vec_env call given back with one argument changed), the
+rollout's measured parts that the reinforcement-learning fixes estimate from (the job's own, at
+each part's uncontended pace, beside other processes), and what stepping the sub-envs in parallel
+processes gains on the cores the job has."""
 
 import math
 
 from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.bottlenecks.input_env import job_alone
+from gpuprof.analysis.environment import env_words
+
+GYMNASIUM, SB3 = "gymnasium", "stable-baselines3"
 
 
 def env_finding(s):
@@ -17,21 +24,109 @@ def env_finding(s):
 
 
 def env_name(env: dict) -> str:
-    """'SyncVectorEnv of 4 CartPole-v1', 'CartPole-v1', or the env's class."""
-    name = env.get("vector_cls") or env.get("cls") or "the environment"
+    """'SyncVectorEnv of 4 CartPole-v1', 'DummyVecEnv of 4 DrawnBalls (stable-baselines3)',
+    'CartPole-v1', or the env's class."""
     if env.get("num_envs"):
-        return f"{name} of {env['num_envs']} {env.get('spec') or 'environments'}"
-    return env.get("spec") or name
+        return env_words(env)
+    return env.get("spec") or env.get("cls") or "the environment"
 
 
 def env_id(env: dict) -> str:
     return repr(env.get("spec") or "YourEnv-v0")
 
 
+def library(env: dict) -> str:
+    """The library whose structures step the env: SB3, else gymnasium (whose envs a loop of the
+    program's own steps too)."""
+    return SB3 if (env or {}).get("library") == SB3 else GYMNASIUM
+
+
+def sb3_collects(env: dict) -> bool:
+    """SB3's own algorithm collects the rollout (its collect_rollouts steps the env): the policy's
+    calls are already one batched forward per vector step under no_grad, and its buffers are SB3's."""
+    return library(env) == SB3 and bool((env or {}).get("algorithm"))
+
+
+def env_share(ev) -> float:
+    """Env stepping's share of the training time: the job's own (each part at its uncontended pace)
+    beside other processes that held notable cores, else as measured."""
+    alone = job_alone(ev)
+    return alone["parts"]["env"] if alone else (ev.env_share or 0.0)
+
+
+def make_vec_env_call(env: dict, n_envs: int, vec_env_cls: str = None) -> str:
+    """The program's make_vec_env call with n_envs (and vec_env_cls) set, its env id or maker and
+    wrapper_class as the probe saw them ('make_env' where the maker has no name)."""
+    if env.get("maker_is_id") and env.get("maker"):
+        maker = repr(env["maker"])
+    else:
+        maker = env.get("maker") or (repr(env["spec"]) if env.get("spec") else "make_env")
+    args = [maker, f"n_envs={n_envs}"]
+    if env.get("wrapper_class"):
+        args.append(f"wrapper_class={env['wrapper_class']}")
+    if vec_env_cls:
+        args.append(f"vec_env_cls={vec_env_cls}")
+    return f"envs = make_vec_env({', '.join(args)})"
+
+
+def made_words(env: dict) -> str:
+    """'# your other arguments as at train.py:40' where the program's make_vec_env call was seen."""
+    return f"   # your other arguments as at {env['make_where']}" if env.get("make_where") else ""
+
+
+def cores_for_envs(ev) -> float:
+    """The cores the job's env processes can have: the job's cores less those other processes
+    held over the measured steps, at least one."""
+    return max(float(ev.cpu_count or 1) - (ev.other_cores or 0.0), 1.0)
+
+
+def parallel_estimate(ev, message_s: float):
+    """(speed-up, sub-envs at a time, the env's share after) for stepping the n sub-envs of a
+    vector step in their own processes, or None without the figures: on c cores at most min(n, c)
+    at a time, so the env's share s falls to s / min(n, c), and each vector step then sends actions
+    and results to and from each process (`message_s` per sub-env step, measured), which adds
+    n * message_s over the vector step's measured time of the share."""
+    env = ev.env or {}
+    n, per_call = env.get("num_envs") or 0, env.get("per_call_s")
+    if n < 2 or not per_call:
+        return None
+    parallel = min(float(n), cores_for_envs(ev))
+    share = env_share(ev)
+    after = share * (1.0 / parallel + n * message_s / per_call)
+    return 1.0 / max(1.0 - share + after, 1e-9), parallel, after
+
+
+def parallel_words(ev, parallel: float) -> str:
+    """'4 at a time on 4 cores', or '1.3 at a time on the 1.3 cores left of 2 (other processes held 0.7)'."""
+    at_once = f"{parallel:.0f}" if abs(parallel - round(parallel)) < 0.05 else f"{parallel:.1f}"
+    if ev.other_cores:
+        return (f"{at_once} at a time on the {cores_for_envs(ev):.1f} cores left of {ev.cpu_count} (other processes "
+                f"held {ev.other_cores:.1f})")
+    return f"{at_once} at a time on {ev.cpu_count} cores"
+
+
+def processes_lead(env: dict):
+    """Why stepping the sub-envs in processes goes first, or None: where the env's step has no
+    registered vectorised version, the other env fix (a faster or vectorised step) is a rewrite of
+    the env whose figure is its time made free, a bound no rewrite reaches, while this is one
+    argument estimated from the run's own figures."""
+    if env.get("vector_entry_point") and env.get("spec"):
+        return None
+    return ("first: one argument, estimated from this run's figures; making the env's step itself cheaper is a "
+            "rewrite, and its figure the env's time made free, a bound")
+
+
 def rollout_phases(ev):
-    """The environment's measured collection and learning phases (with the rollout's parts), or None."""
+    """The environment's measured collection and learning phases (with the rollout's parts), or None;
+    beside other processes that held notable cores, the parts and phases at their uncontended pace."""
     phases = (ev.env or {}).get("phases") or {}
-    return phases if phases.get("parts") else None
+    if not phases.get("parts"):
+        return None
+    alone = job_alone(ev)
+    if alone:
+        return dict(phases, parts=alone["parts"], largest=alone["largest"], collection=alone["collection"],
+                    learning=alone["learning"])
+    return phases
 
 
 def rollout_leads(phases: dict, part: str):

@@ -1,7 +1,7 @@
 """A fix as the program's own command line, where the script has an option that makes the change.
 
 A model zoo's training script takes `--amp`, `--torchcompile`, `--channels-last`, `-j/--workers`;
-an RL script `--num-envs`. Where the run's script declares such an option (read from its source,
+an RL script `--num-envs`, `--async` or `--vec-env subproc`. Where the run's script declares such an option (read from its source,
 gpuprof.analysis.script_flags), the fix's first line is the run's command with that option set,
 and the code change comes second. An option matches a knob by its names, else by its help text."""
 
@@ -11,6 +11,9 @@ import shlex
 
 PRECISION, COMPILATION, LAYOUT, WORKERS, PINNED = "precision", "compilation", "layout", "workers", "pinned"
 ENVS, ACCUMULATION, BATCH, TF32_MATMUL = "envs", "accumulation", "batch", "tf32_matmul"
+#: The vector env's sub-environments stepped in processes (SubprocVecEnv, AsyncVectorEnv): a switch,
+#: or the choice that names processes among an option's choices (`--vec-env {dummy,subproc}`).
+PARALLEL_ENVS = "parallel_envs"
 
 
 def words(text: str) -> frozenset:
@@ -29,6 +32,9 @@ NAMES = {
                         "accumulategradbatches gradaccumulation gradaccumulationsteps accumiter"),
     BATCH: words("b batchsize bs trainbatchsize"),
     TF32_MATMUL: words("tf32 allowtf32"),
+    PARALLEL_ENVS: words("async asyncenv asyncenvs asyncvectorenv useasync subproc subprocenv subprocenvs subprocvecenv "
+                         "usesubproc vecenv vecenvcls vecenvclass vecenvtype vecenvkind vectorenv vectorenvcls "
+                         "vectorizationmode vectorisationmode"),
 }
 #: Help text that makes an option with another name match.
 HELP = {
@@ -40,6 +46,8 @@ HELP = {
     ENVS: re.compile(r"(parallel|vector|number of) (game )?env", re.I),
     ACCUMULATION: re.compile(r"gradient accumulation|accumulate gradients", re.I),
     BATCH: re.compile(r"^(input |training |mini-?)?batch size", re.I),
+    PARALLEL_ENVS: re.compile(r"subproc|async(hronous)?\s*(vector|vec)?\s*env|vectori[sz]ed env(ironment)?s?\b.*"
+                              r"(class|kind|type)|env(ironment)?s? in (parallel )?(sub)?process", re.I),
 }
 #: Knobs switched on by a flag; the others take a number.
 SWITCHES = (PRECISION, COMPILATION, LAYOUT, PINNED, TF32_MATMUL)
@@ -65,9 +73,23 @@ def matching_option(options, knob: str):
 
 
 def _usable(option: dict, knob: str) -> bool:
+    if knob == PARALLEL_ENVS:
+        return option.get("action") in ON_ACTIONS or bool(parallel_choice(option))
     if knob in SWITCHES:
         return option.get("action") in ON_ACTIONS or bool(_choice_for(option, "bfloat16"))
     return option.get("action") in (None, "store", "hydra") and option.get("type") in (None, "int")
+
+
+#: Words in a choice that name sub-environments stepped in processes.
+PARALLEL_CHOICE = re.compile(r"subproc|async|process|parallel", re.I)
+
+
+def parallel_choice(option: dict):
+    """The choice of a `--vec-env {dummy,subproc}`-style option that steps the envs in processes."""
+    for choice in option.get("choices") or ():
+        if PARALLEL_CHOICE.search(str(choice)):
+            return str(choice)
+    return None
 
 
 def _choice_for(option: dict, dtype: str):
@@ -109,6 +131,11 @@ def _set(argv: list, options, option: dict, knob: str, value):
     """`argv` with `option` set for `knob` (None where it cannot be)."""
     if option.get("choices") and knob == PRECISION:
         return _with_value(argv, option, _choice_for(option, value or "bfloat16"))
+    if knob == PARALLEL_ENVS:
+        choice = parallel_choice(option)
+        if choice is not None:
+            return None if _current_value(argv, option) == choice else _with_value(argv, option, choice)
+        return _with_switch(argv, option)
     if knob not in SWITCHES:
         return _with_value(argv, option, value)
     switched = _with_switch(argv, option)
@@ -130,6 +157,18 @@ def _dtype_option(options, switch: dict):
 def _dtype_words(option: dict, dtype: str) -> str:
     spelled = [str(c) for c in option.get("choices") or ()] + [str(option.get("default") or "")]
     return dtype if dtype in spelled or not any(c in SHORT_DTYPES.values() for c in spelled) else SHORT_DTYPES[dtype]
+
+
+def _current_value(argv: list, option: dict):
+    """The value the command gives the option, or None."""
+    flags = option["flags"]
+    for i, arg in enumerate(argv):
+        if arg in flags and i + 1 < len(argv):
+            return argv[i + 1]
+        for flag in flags:
+            if arg.startswith(flag + "="):
+                return arg.split("=", 1)[1]
+    return None
 
 
 def _with_switch(command: list, option: dict):

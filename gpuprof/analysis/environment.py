@@ -1,5 +1,11 @@
 """The environment section: how much of the training window the loop spent stepping environments
-(gymnasium), and, for a collect-then-learn loop (PPO's rollouts), the two phases' shares.
+(gymnasium's envs and vector envs, Stable-Baselines3's VecEnvs, a loop of the program's own over
+sub-envs), and, for a collect-then-learn loop (PPO's rollouts), the two phases' shares.
+
+The env is described in its library's terms: the library, the class the program steps and its
+wrapper chain, the vector env inside and its number of envs, and how the program made it where a
+probe saw that (SB3's make_vec_env: the env id or maker, n_envs, wrapper_class, the line). Its
+time is given per vector step (`per_call_s`) and per sub-env step (`per_env_step_s`).
 
 The probe writes a running sum of environment-step seconds a few times a second; the window's
 share is the sum's rise between the window's ends (interpolated between the written points).
@@ -40,8 +46,13 @@ def analyse_environment(described: list, sums: list, steps: dict, rollouts=()):
     calls = int(round(_at(points, end, 2) - _at(points, start, 2)))
     window = max(end - start - ((steps.get("evaluation") or {}).get("seconds") or 0.0), 0.0)
     share = min(seconds / window, 1.0) if window > 0 else None
+    if section.get("fan_out") and section.get("num_envs"):
+        calls = int(round(calls / section["num_envs"]))     # the sums count each sub-env's step
     section.update(seconds=round(seconds, 6), calls=calls, share=round(share, 4) if share is not None else None,
                    per_call_s=round(seconds / calls, 6) if calls else None)
+    section["per_env_step_s"] = (round(section["per_call_s"] / section["num_envs"], 6)
+                                 if section["per_call_s"] and section.get("vector") and section.get("num_envs")
+                                 else section["per_call_s"])
     phases = measured_phases(rollouts, pid, start, end, window) or _phases(steps, window, seconds)
     if phases:
         section["phases"] = phases
@@ -74,7 +85,29 @@ def _description(described: list, pid) -> dict:
         return {}
     chosen = next((e for e in mine if e.get("vector")), mine[0])
     keys = ("cls", "vector", "vector_cls", "num_envs", "async", "spec", "vector_entry_point", "where")
-    return {key: chosen.get(key) for key in keys}
+    described = {key: chosen.get(key) for key in keys}
+    described["library"] = chosen.get("library") or ("gymnasium" if "library" not in chosen else None)
+    described.update({key: chosen[key] for key in LIBRARY_KEYS if chosen.get(key) not in (None, [], "")})
+    return described
+
+
+#: What a probe may add about the env in its library's terms (gpuprof.probes.sb3_vec_env, gym_env).
+LIBRARY_KEYS = ("wrappers", "sub_env", "sub_wrappers", "fan_out", "built_in", "algorithm", "n_steps", "made_with",
+                "maker", "maker_is_id", "n_envs", "wrapper_class", "vec_env_cls_given", "make_where")
+
+
+def env_words(env: dict) -> str:
+    """The env as the report names it: 'DummyVecEnv of 4 DrawnBalls (stable-baselines3; under
+    VecTransposeImage)', 'SyncVectorEnv of 4 CartPole-v1', 'SyncVectorEnv (CartPole-v1)', or the env's class."""
+    name = env.get("vector_cls") or env.get("cls") or "the environment"
+    if env.get("num_envs"):
+        name += f" of {env['num_envs']} {env.get('spec') or env.get('maker') or env.get('sub_env') or 'environments'}"
+    elif env.get("spec"):
+        name += f" ({env['spec']})"
+    said = [env["library"]] if env.get("library") and env["library"] != "gymnasium" else []
+    if env.get("wrappers"):
+        said.append("under " + ", ".join(env["wrappers"]))
+    return name + (f" ({'; '.join(said)})" if said else "")
 
 
 def _phases(steps: dict, window: float, env_seconds: float):

@@ -10,7 +10,19 @@ measured window and splits the rollout into its parts.
   drawing actions from the policy's distribution (torch.distributions, added to policy inference),
   host conversions (numpy <-> tensor, `.cpu()`, `.item()`; None, not measured, where no sample fell
   in a rollout) and the rest;
-- the rest: what remains of the rollout (logging, the user's Python, advantages)."""
+- the rest: what remains of the rollout (logging, the user's Python, advantages).
+
+Each part is also given at its uncontended pace (`uncontended`), for a run beside other processes:
+a busy machine stretches some calls far more than others (an op of torch's intra-op threads waits
+for its slowest thread while another process holds a core; a single-threaded env step only runs a
+little slower), so the measured shares shift towards the multi-threaded parts. The fastest
+UNCONTENDED_QUANTILE of a part's calls ran with the cores the job would have alone: each timed part
+is scaled by that quantile over its mean call (env stepping by the env steps', policy inference by
+the policy calls'), the update by the policy calls' (the same model's ops on the same threads), the
+conversions and the rest by the env steps' (single-threaded Python), and the shares are taken
+again. The report's verdict reads them only where other processes held notable cores."""
+
+from gpuprof.priors.verdicts import UNCONTENDED_QUANTILE
 
 #: Parts of the rollout, in the order the report names them.
 PARTS = ("env", "inference", "conversions", "rest")
@@ -18,6 +30,10 @@ WORDS = {"env": "env stepping", "inference": "policy inference", "conversions": 
          "rest": "the rest of the rollout (logging, Python)"}
 #: Collection phases needed in the window to speak of phases.
 MIN_PHASES = 1
+#: Calls of a part needed to read its uncontended pace.
+MIN_PACED_CALLS = 20
+#: Duration buckets per doubling in the rollout probe's histograms (gpuprof.probes.rollout).
+BUCKETS_PER_OCTAVE = 4
 
 
 def measured_phases(rollouts: list, pid, start: float, end: float, window: float):
@@ -47,6 +63,9 @@ def measured_phases(rollouts: list, pid, start: float, end: float, window: float
     seconds = {"env": env, "inference": inference, "conversions": conversions, "rest": rest}
     parts = {k: (round(v / window, 4) if v is not None else None) for k, v in seconds.items()}
     calls = sum(c["inf_calls"] for c in clipped)
+    env_calls = sum(c["env_calls"] for c in clipped)
+    pace = {"env": pace_of([c["env_hist"] for c in clipped], env / env_calls if env_calls else None),
+            "inference": pace_of([c["inf_hist"] for c in clipped], forwards / calls if calls else None)}
     return {
         "basis": "measured: collection phases from the first env step after an update to the next update's forward",
         "count": len(clipped),
@@ -57,9 +76,49 @@ def measured_phases(rollouts: list, pid, start: float, end: float, window: float
         "largest": largest_part(parts),
         "inference_calls": calls,
         "inference_per_call_s": round(forwards / calls, 6) if calls else None,
-        "env_calls": int(round(sum(c["env_calls"] for c in clipped))),
+        "env_calls": int(round(env_calls)),
         "sampled_s": round(sampled / 1e6, 3),
+        "uncontended": uncontended(seconds, window - collection, pace),
     }
+
+
+def pace_of(histograms: list, mean_s):
+    """The UNCONTENDED_QUANTILE of the calls' durations over their mean (at most 1), from the probe's
+    histograms ([[bucket, count], ...] each); None with too few calls."""
+    counts = {}
+    for histogram in histograms:
+        for entry in histogram if isinstance(histogram, (list, tuple)) else ():
+            if isinstance(entry, (list, tuple)) and len(entry) == 2 and all(isinstance(v, (int, float)) for v in entry):
+                counts[int(entry[0])] = counts.get(int(entry[0]), 0) + entry[1]
+    total = sum(counts.values())
+    if not mean_s or mean_s <= 0 or total < MIN_PACED_CALLS:
+        return None
+    reach, seen = UNCONTENDED_QUANTILE.value * total, 0
+    for bucket in sorted(counts):
+        seen += counts[bucket]
+        if seen >= reach:
+            fast = 2.0 ** ((bucket + 0.5) / BUCKETS_PER_OCTAVE)     # the bucket's geometric middle
+            return round(min(fast / mean_s, 1.0), 4)
+    return None
+
+
+def uncontended(seconds: dict, learning: float, pace: dict):
+    """The rollout's parts and the update at each one's uncontended pace, as shares of their new sum
+    (see the module's note), or None where a pace is not known."""
+    env_pace, model_pace = pace.get("env"), pace.get("inference")
+    if env_pace is None or model_pace is None:
+        return None
+    paced = {"env": seconds["env"] * env_pace, "inference": seconds["inference"] * model_pace,
+             "conversions": seconds["conversions"] * env_pace if seconds["conversions"] is not None else None,
+             "rest": seconds["rest"] * env_pace}
+    update = max(learning, 0.0) * model_pace
+    total = sum(v for v in paced.values() if v is not None) + update
+    if total <= 0:
+        return None
+    parts = {k: (round(v / total, 4) if v is not None else None) for k, v in paced.items()}
+    return {"basis": f"each part at the pace of its fastest {UNCONTENDED_QUANTILE.value:.0%} of calls",
+            "pace": pace, "parts": parts, "largest": largest_part(parts),
+            "collection": {"share": round(1 - update / total, 4)}, "learning": {"share": round(update / total, 4)}}
 
 
 def _clipped(event: dict, start: float, end: float):
@@ -72,6 +131,7 @@ def _clipped(event: dict, start: float, end: float):
         return None
     f = inside / (t1 - t0)
     return {"seconds": inside, "env_s": (event.get("env_s") or 0.0) * f, "inf_s": (event.get("inf_s") or 0.0) * f,
+            "env_hist": event.get("env_hist") or (), "inf_hist": event.get("inf_hist") or (),
             "env_calls": (event.get("env_calls") or 0) * f, "inf_calls": int(round((event.get("inf_calls") or 0) * f)),
             **{key: (event.get(key) or 0) * f for key in ("sampled_us", "env_us", "fwd_us", "conv_us", "dist_us")}}
 

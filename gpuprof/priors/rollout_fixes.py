@@ -1,5 +1,6 @@
 """Priors of the reinforcement-learning fixes: the share of a rollout's part each change saves,
-the garbage an environment's steps leave, and the cheapest env step worth a process of its own."""
+the garbage an environment's steps leave, the cheapest env step worth a process of its own, and what
+the messages to and from an env's process cost."""
 
 from gpuprof.priors.prior import Prior
 
@@ -47,3 +48,25 @@ ASYNC_STEP_FLOOR = Prior(
     used_for="async-vector-env is offered only where one sub-env's step takes at least this long",
     without_it="envs whose steps cost less than the messages are told to step in processes, an estimate the "
                "messages undo")
+
+SUBPROC_MESSAGES = Prior(
+    id="subproc-vec-env.message-cost", kind="measured cost", value=110e-6, low=103e-6, high=117e-6, unit="s",
+    source="measured on the 2-core x86-64 VM, 2026-11-26: CartPole-v1 through SB3's SubprocVecEnv against its "
+           "DummyVecEnv with 1, 2 and 4 envs, 3000 vector steps, the median of 3 rounds, in two sessions: "
+           "103-117 µs more per sub-env step (bench/env_messages.py)",
+    programs=("bench/env_messages.py",), needs_second_program=True,
+    used_for="subproc-vec-env: the messages each vector step then sends to and from every process, added to the "
+             "env's time the parallel processes leave",
+    without_it="the estimate counts only the env's own time divided over the cores, above what a cheap env step "
+               "gains (CartPole's 11 µs a step costs 110 µs in messages)")
+
+ASYNC_MESSAGES = Prior(
+    id="async-vector-env.message-cost", kind="measured cost", value=65e-6, low=57e-6, high=69e-6, unit="s",
+    source="measured on the 2-core x86-64 VM, 2026-11-26: CartPole-v1 through gymnasium's AsyncVectorEnv against "
+           "its SyncVectorEnv with 1, 2 and 4 envs, 3000 vector steps, the median of 3 rounds, in two sessions: "
+           "57-69 µs more per sub-env step (bench/env_messages.py)",
+    programs=("bench/env_messages.py",), needs_second_program=True,
+    used_for="async-vector-env: the messages each vector step then sends to and from every process, added to the "
+             "env's time the parallel processes leave",
+    without_it="the estimate counts only the env's own time divided over the cores, above what a cheap env step "
+               "gains")

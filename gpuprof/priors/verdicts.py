@@ -36,3 +36,16 @@ CONTENDED_VERDICT_FROM = Prior(
     used_for="the contended input's cost from which input.cpu is the verdict and its fixes lead (a visible "
              "wait needs 30%)",
     without_it="a contended input needs a visible wait's 30%: that trainer read compute, not input-bound")
+
+UNCONTENDED_QUANTILE = Prior(
+    id="input.env.uncontended-quantile", kind="threshold", value=0.1, unit="of a part's calls",
+    source="reasoned, 2026-11-26: beside a process spinning on one of 2 cores, torch's two intra-op threads "
+           "stretched SB3's policy calls from 0.9 to 5.4 ms on the mean while their fastest tenth stayed near the "
+           "quiet pace (0.6-1.2 ms), and env steps rendering frames ran 1.1-1.4x slower; checked on the 2-core VM "
+           "(tests/programs/sb3_ppo_render.py, docs/benchmarks.md): env stepping 78% quiet; beside the spinner 33% "
+           "as measured and 79% at this pace with two threads, 79% and 84% with one",
+    programs=("tests/programs/sb3_ppo_render.py",), needs_second_program=True,
+    used_for="input.env on a busy machine: each rollout part and the update at the pace of their fastest calls, "
+             "so env stepping's share is the job's alone; the rollout fixes read the same parts",
+    without_it="beside a busy process env stepping's share is the measured one, which the other process's fight "
+               "with torch's threads shrinks (78% read as 33%)")

@@ -1,5 +1,6 @@
 """Arms the probes without importing what they watch: each is installed the moment the program
-itself finishes importing torch, h5py or gymnasium (a post-import hook on sys.meta_path)."""
+itself finishes importing torch, h5py, gymnasium or Stable-Baselines3's vector envs (a post-import
+hook on sys.meta_path)."""
 
 import time
 
@@ -156,6 +157,16 @@ def _install_gymnasium(gymnasium) -> None:
     gym_env.install(gymnasium)
 
 
+def _install_sb3_vec_env(module) -> None:
+    from . import sb3_vec_env
+    sb3_vec_env.install_vec_env(module)
+
+
+def _install_sb3_env_util(module) -> None:
+    from . import sb3_vec_env
+    sb3_vec_env.install_env_util(module)
+
+
 def variants_of():
     """The `gpuprof try` variant of this run, or None (a plain run changes nothing)."""
     from . import boot
@@ -174,5 +185,7 @@ def _watch_compile(eval_frame) -> None:
 
 def arm(config: dict) -> None:
     PostImportHook({"torch": _install_torch, "h5py": _install_h5py, "gymnasium": _install_gymnasium,
+                    "stable_baselines3.common.vec_env.base_vec_env": _install_sb3_vec_env,
+                    "stable_baselines3.common.env_util": _install_sb3_env_util,
                     "ray": _install_ray, "PIL.Image": _install_pil,
                     "torch._dynamo.eval_frame": _watch_compile}).install()

@@ -7,7 +7,9 @@ A collection phase opens at the first environment step after an optimizer step (
 `on_env_step`); it began at that optimizer step's end (or at the first policy call, before any
 update) and it ends at the first forward that records autograd (the update's first minibatch),
 or, without one, at its last env step or policy call. It is written when the next one opens, or at
-exit.
+exit. Each phase also counts its env steps and policy calls by duration (a histogram of buckets a
+quarter of an octave wide), so that the analysis can tell the pace of their fast calls from that of
+calls a busy machine stretched.
 
 Policy inference is the time in outermost `nn.Module.__call__`s that record no autograd
 (`torch.no_grad()`, `torch.inference_mode()`) or run a module in eval mode. Module calls are
@@ -16,6 +18,7 @@ a nested inference call costs one thread-local read, a call of the update a few 
 (about 1.5 µs more for a four-module policy's forward)."""
 
 import linecache
+import math
 import re
 import sys
 import threading
@@ -38,6 +41,18 @@ _place_of = {}             # code -> the place its frames stand for (PLACES), or
 PLACES = (("gpuprof/probes/gym_env.py", "env_us"), ("torch/nn/modules/module.py", "fwd_us"),
           ("torch/distributions", "dist_us"))
 MAX_DEPTH = 64             # frames walked per sample
+#: Durations are counted in buckets of this many per doubling (bucket b holds [2^(b/4), 2^((b+1)/4)) s).
+BUCKETS_PER_OCTAVE = 4
+_PER_LOG = BUCKETS_PER_OCTAVE / math.log(2)
+
+
+def _bucket(seconds: float) -> int:
+    return math.floor(math.log(seconds if seconds > 1e-7 else 1e-7) * _PER_LOG)
+
+
+def _count(histogram: dict, seconds: float) -> None:
+    key = _bucket(seconds)
+    histogram[key] = histogram.get(key, 0) + 1
 
 
 def on_env_step(started: float, ended: float) -> None:
@@ -50,6 +65,7 @@ def on_env_step(started: float, ended: float) -> None:
             segment = _open(started)
         segment["env_calls"] += 1
         segment["env_s"] += ended - started
+        _count(segment["env_hist"], ended - started)
         segment["last"], segment["learn_at"] = ended, None
     except Exception:
         pass
@@ -78,7 +94,7 @@ def _open(started: float) -> dict:
     segment = {"t0": t0, "first": first, "last": started, "steps_at": count, "learn_at": None,
                "env_calls": 0, "env_s": 0.0, "inf_calls": pending["calls"] if pending else 0,
                "inf_s": pending["seconds"] if pending else 0.0, "sampled_us": 0, "conv_us": 0, "dist_us": 0,
-               "env_us": 0, "fwd_us": 0}
+               "env_us": 0, "fwd_us": 0, "env_hist": {}, "inf_hist": dict(pending["hist"]) if pending else {}}
     _state.update(segment=segment, pending=None)
     return segment
 
@@ -90,14 +106,17 @@ def _on_inference(started: float, ended: float) -> None:
             if segment["learn_at"] is None:
                 segment["inf_calls"] += 1
                 segment["inf_s"] += ended - started
+                _count(segment["inf_hist"], ended - started)
                 segment["last"] = ended
             return
         count = _steps_count()
         pending = _state["pending"]
         if pending is None or pending["steps_at"] != count:
-            pending = _state["pending"] = {"steps_at": count, "first": started, "calls": 0, "seconds": 0.0}
+            pending = _state["pending"] = {"steps_at": count, "first": started, "calls": 0, "seconds": 0.0,
+                                           "hist": {}}
         pending["calls"] += 1
         pending["seconds"] += ended - started
+        _count(pending["hist"], ended - started)
     except Exception:
         pass
 
@@ -113,7 +132,8 @@ def _write(segment: dict, final: bool = False) -> None:
     event = {"k": kinds.ROLLOUT, "t0": segment["t0"], "t": end, "first": segment["first"], "last": segment["last"],
              "env_calls": segment["env_calls"], "env_s": round(segment["env_s"], 6),
              "inf_calls": segment["inf_calls"], "inf_s": round(segment["inf_s"], 6),
-             **{key: segment[key] for key in ("sampled_us", "env_us", "fwd_us", "conv_us", "dist_us")}}
+             **{key: segment[key] for key in ("sampled_us", "env_us", "fwd_us", "conv_us", "dist_us")},
+             "env_hist": sorted(segment["env_hist"].items()), "inf_hist": sorted(segment["inf_hist"].items())}
     if final:
         event["final"] = True
     boot.emit(event)

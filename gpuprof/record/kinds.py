@@ -91,12 +91,15 @@ KINDS = _declare(
     Kind("eval_phase", "the trained model in eval mode between two training phases: when model.eval() was called "
                        "(t0) and when model.train() was called on the same model again (t)"),
     Kind("files_read", "`try --cold` only: the data files a process opened for reading"),
-    Kind("env", "a gymnasium environment stepped by the program: its class, vector or not, async or not, its "
+    Kind("env", "an environment stepped by the program (gymnasium's env or vector env, Stable-Baselines3's "
+                "VecEnv, or a loop of its own over sub-envs): its library, class, vector or not, async or not, its "
                 "number of sub-environments and the line that first stepped it"),
-    Kind("env_steps", "the program's environment steps (outermost gymnasium step calls), summed since the "
-                      "first: calls and seconds, written at most every half second and at exit"),
+    Kind("env_steps", "the program's environment steps (outermost step calls: gymnasium's `step`, "
+                      "Stable-Baselines3's `VecEnv.step`), summed since the first: calls and seconds, written at "
+                      "most every half second and at exit"),
     Kind("rollout", "a collection phase between two updates (reinforcement learning): its span, its env steps, "
-                    "the policy's inference calls and seconds, and its stack samples' time by where they stood"),
+                    "the policy's inference calls and seconds, its stack samples' time by where they stood, and "
+                    "its env steps' and policy calls' durations by quarter-octave bucket (env_hist, inf_hist)"),
     Kind("ray_cluster", "the Ray cluster the program joined (its address, None for one it started; its nodes) "
                         "and whether gpuprof could give the job's Ray workers its bootstrap, and why not"),
 )

@@ -2,6 +2,7 @@
 training time whatever the verdict, and the collection and learning phases where they were told
 apart (gpuprof.analysis.environment), with the rollout's parts where they were measured."""
 
+from gpuprof.analysis.environment import env_words
 from gpuprof.analysis.rollout import PARTS, WORDS
 
 
@@ -9,13 +10,11 @@ def environment_notes(environment) -> list:
     if not environment or environment.get("share") is None:
         return []
     env = environment
-    what = env.get("vector_cls") or env.get("cls") or "the environment"
-    if env.get("num_envs"):
-        what += f" of {env['num_envs']} {env.get('spec') or 'environments'}"
-    elif env.get("spec"):
-        what += f" ({env['spec']})"
+    what = env_words(env)
     at = f" at {env['where']}" if env.get("where") else ""
     per_call = f", {env['per_call_s'] * 1e3:.2f} ms a step call" if env.get("per_call_s") else ""
+    if per_call and env.get("vector") and (env.get("num_envs") or 0) > 1 and env.get("per_env_step_s"):
+        per_call += f" ({env['per_env_step_s'] * 1e3:.2f} ms per env)"
     free = 1 / (1 - env["share"]) if env["share"] < 1 else None
     # Not a bound: the objects a step allocates bring collections that fall on other code, which
     # replaying the env's results also saves (docs/benchmarks.md: 1.15x by its own time, 1.24x measured).

@@ -62,3 +62,33 @@ def test_the_report_line_gives_the_share_its_bound_and_the_phases():
     assert "SyncVectorEnv of 4 CartPole-v1 at ppo.py:210" in line and "took 11.5% of the training time" in line
     assert "made free: about 1.13x by its own time" in line and "collection (the rollout) 94%" in line
     assert environment_notes(None) == [] and environment_notes(dict(env, share=None)) == []
+
+
+SB3_ENV = dict(ENV, cls="VecTransposeImage", vector_cls="DummyVecEnv", spec=None, vector_entry_point=False,
+               library="stable-baselines3", wrappers=["VecTransposeImage"], sub_env="DrawnBalls",
+               sub_wrappers=["Downsize", "Monitor"], algorithm="PPO", n_steps=64, made_with="make_vec_env",
+               maker="DrawnBalls", maker_is_id=False, n_envs=4, wrapper_class="Downsize", make_where="train.py:40")
+
+
+def test_an_sb3_vector_env_is_described_in_its_terms_per_vector_step_and_per_env():
+    env = analyse_environment([SB3_ENV], sums(rate=0.75, per_s=180), loop())["environment"]
+    assert env["library"] == "stable-baselines3" and env["vector_cls"] == "DummyVecEnv" and env["num_envs"] == 4
+    assert env["maker"] == "DrawnBalls" and env["make_where"] == "train.py:40" and env["algorithm"] == "PPO"
+    assert env["per_call_s"] == pytest.approx(0.75 / 180, rel=1e-3)
+    assert env["per_env_step_s"] == pytest.approx(env["per_call_s"] / 4, rel=1e-3)
+    line = environment_notes(env)[0]
+    assert line.startswith("environment stepping (DummyVecEnv of 4 DrawnBalls (stable-baselines3; under "
+                           "VecTransposeImage) at ppo.py:210) took 75.0%")
+    assert "ms a step call (" in line and "ms per env)" in line
+
+
+def test_a_loop_of_the_programs_own_counts_vector_steps_not_sub_env_steps():
+    fan_out = dict(ENV, cls="Envs", vector_cls="Envs", library=None, fan_out=True, sub_env="Walker")
+    env = analyse_environment([fan_out], sums(rate=0.4, per_s=400), loop())["environment"]
+    assert env["calls"] == 1000 and env["library"] is None and env["fan_out"] is True    # 4000 sub-env steps
+    assert env["per_call_s"] == pytest.approx(4.0 / 1000, rel=1e-3)
+
+
+def test_a_run_recorded_before_libraries_were_named_is_gymnasiums():
+    old = {key: value for key, value in ENV.items() if key != "library"}
+    assert analyse_environment([old], sums(rate=0.3), loop())["environment"]["library"] == "gymnasium"

@@ -94,3 +94,21 @@ def test_workers_that_come_with_fewer_intra_op_threads_set_them_on_the_command_l
     assert threads is not None, built
     first = built["snippet"].splitlines()[0]
     assert first == f"OMP_NUM_THREADS={threads} python train.py --workers {built['change']['num_workers']}"
+
+
+def test_the_vector_envs_processes_by_a_choice_or_a_switch_of_the_scripts_own():
+    from gpuprof.advice.flag_terms import PARALLEL_ENVS
+    choices = [option("--vec-env", choices=["dummy", "subproc"], default="dummy")]
+    assert command_line(run(["python", "ppo.py"], choices), PARALLEL_ENVS, True) == \
+        ("python ppo.py --vec-env subproc", "--vec-env")
+    assert command_line(run(["python", "ppo.py", "--vec-env", "dummy"], choices), PARALLEL_ENVS, True)[0] == \
+        "python ppo.py --vec-env subproc"
+    assert command_line(run(["python", "ppo.py", "--vec-env", "subproc"], choices), PARALLEL_ENVS, True) is None
+    switch = [option("--async-envs", action="store_true")]
+    assert command_line(run(["python", "ppo.py"], switch), PARALLEL_ENVS, True)[0] == "python ppo.py --async-envs"
+    by_help = [option("--mode", choices=["sync", "async"], help="vectorisation: environments in subprocesses")]
+    assert command_line(run(["python", "ppo.py"], by_help), PARALLEL_ENVS, True)[0] == "python ppo.py --mode async"
+    # Neither a choice that names processes nor a switch: no knob.
+    assert command_line(run(["python", "ppo.py"], [option("--vec-env", choices=["dummy"])]), PARALLEL_ENVS, True) \
+        is None
+    assert command_line(run(["python", "ppo.py"]), PARALLEL_ENVS, True) is None

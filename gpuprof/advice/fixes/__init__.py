@@ -42,6 +42,7 @@ SPEED = _fixes(
     "lazy_dataset_indexing",
     "compile_cache",
     "spawned_worker_imports",
+    "subproc_vec_env",
     "async_vector_env",
     "vectorised_env",
     "more_envs_per_call",

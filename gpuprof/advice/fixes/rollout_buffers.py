@@ -5,9 +5,10 @@ into new tensors (`torch.Tensor(x)`, `torch.tensor(x)` copy) and the actions bac
 and logging calls `.item()`. Writing them into tensors allocated once (`buffer[step].copy_(
 torch.from_numpy(x))`, which shares the numpy memory instead of copying it twice) and reading
 scalars once per rollout saves between LOW_SAVING and HIGH_SAVING of the sampled conversions'
-share (the range of the estimate)."""
+share (the range of the estimate). Not offered where Stable-Baselines3's own algorithm collects the
+rollout: its RolloutBuffer is SB3's, not the program's to edit."""
 
-from gpuprof.advice.env_terms import leading_part, leading_part_words
+from gpuprof.advice.env_terms import leading_part, leading_part_words, sb3_collects
 from gpuprof.advice.fix import Fix
 from gpuprof.priors.rollout_fixes import CONVERSION_SAVING
 from gpuprof.analysis import bottlenecks
@@ -16,6 +17,8 @@ LOW_SAVING, HIGH_SAVING = CONVERSION_SAVING.low, CONVERSION_SAVING.high
 
 
 def build(ev, s):
+    if sb3_collects(ev.env):
+        return None         # SB3's own collect_rollouts: see the module's note
     found = leading_part(ev, "conversions", LOW_SAVING, HIGH_SAVING)
     if found is None:
         return None

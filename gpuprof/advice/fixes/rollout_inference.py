@@ -5,9 +5,13 @@ module calls, autograd's bookkeeping, drawing the action from a distribution tha
 arguments. `torch.inference_mode()` drops more bookkeeping than `torch.no_grad()`, a distribution
 built with `validate_args=False` skips its checks, and one forward for all sub-environments (no
 Python loop over them) pays the fixed cost once. The saving is between LOW_SAVING and HIGH_SAVING of
-the measured policy-inference share (the range of the estimate); results are the same numbers."""
+the measured policy-inference share (the range of the estimate); results are the same numbers.
 
-from gpuprof.advice.env_terms import leading_part, leading_part_words
+Not offered where Stable-Baselines3's own algorithm collects the rollout: its collect_rollouts
+already calls the policy once per vector step on the batched observations under torch.no_grad(),
+and the loop is SB3's, not the program's to edit."""
+
+from gpuprof.advice.env_terms import leading_part, leading_part_words, sb3_collects
 from gpuprof.advice.fix import Fix
 from gpuprof.priors.rollout_fixes import POLICY_CALL_SAVING
 from gpuprof.analysis import bottlenecks
@@ -16,6 +20,8 @@ LOW_SAVING, HIGH_SAVING = POLICY_CALL_SAVING.low, POLICY_CALL_SAVING.high
 
 
 def build(ev, s):
+    if sb3_collects(ev.env):
+        return None         # SB3's own collect_rollouts: see the module's note
     found = leading_part(ev, "inference", LOW_SAVING, HIGH_SAVING)
     if found is None:
         return None

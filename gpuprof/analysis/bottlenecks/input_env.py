@@ -1,5 +1,5 @@
-"""input.env: the loop waits on environment steps (gymnasium, reinforcement learning), not on a
-DataLoader.
+"""input.env: the loop waits on environment steps (gymnasium, Stable-Baselines3's vector envs,
+reinforcement learning), not on a DataLoader.
 
 Evidence: the environment section (gpuprof.analysis.environment): the seconds the training
 process spent in its outermost env `step` calls over the measured window, their share of it, and,
@@ -12,7 +12,13 @@ smaller than the other parts the report tells apart (the learning phase, and the
 parts: policy inference, host conversions, the rest; where measured phases show the rollout is
 most of the time, the rollout's other parts only). Without phases, the rest of the window counts
 as one part. A CartPole PPO whose env steps are 11.5% of the time stays compute (made free: 1.15x)
-and names the share as a finding."""
+and names the share as a finding.
+
+Beside other processes that held notable cores, the parts are taken at their uncontended pace
+(gpuprof.analysis.rollout: each part at the pace of its fastest calls), the job's own shares: a
+busy machine stretches the policy's multi-threaded calls far more than a single-threaded env step,
+and would otherwise turn an env that is most of the time into a minority. The measured share stays
+in the evidence and the reason; the busy machine lowers the verdict's confidence."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND
@@ -25,24 +31,50 @@ NOTABLE = 0.05      # an env share worth a finding (findings from 10% are listed
 
 
 def evaluate(ev):
-    share = ev.env_share
-    if share is None or share < NOTABLE:
+    measured = ev.env_share
+    if measured is None:
         return None
     env = ev.env or {}
-    others = _other_parts(env, share)
-    largest_other = max(v for k, v in others.items() if k != "learning" or not _rollout_is_the_time(env))
+    alone = job_alone(ev)
+    share = alone["parts"]["env"] if alone else measured
+    if share < NOTABLE:
+        return None
+    phases = alone or env.get("phases")
+    others = _other_parts(phases, share)
+    largest_other = max(v for k, v in others.items() if k != "learning" or not _rollout_is_the_time(phases))
     margin = share - largest_other
     confidence = step_confidence(ev) * (0.6 + 0.4 * clamp(abs(margin) / 0.3))
     evidence = {"env_share": rounded(share), "env_s": env.get("seconds"), "env_calls": env.get("calls"),
-                "per_call_s": env.get("per_call_s"), "num_envs": env.get("num_envs"),
-                "vector_cls": env.get("vector_cls"), "async": env.get("async"),
+                "per_call_s": env.get("per_call_s"), "per_env_step_s": env.get("per_env_step_s"),
+                "num_envs": env.get("num_envs"), "vector_cls": env.get("vector_cls"), "async": env.get("async"),
+                "library": env.get("library"),
                 "largest_other_part": rounded(largest_other), **{f"{k}_share": rounded(v) for k, v in others.items()}}
-    return Finding(ID, share, confidence, evidence, _reason(env, share, others))
+    reason = _reason(env, share, others)
+    if alone:
+        evidence.update(env_share_measured=rounded(measured), other_cores=ev.other_cores)
+        reason += _busy_words(ev, measured, alone)
+    return Finding(ID, share, confidence, evidence, reason)
 
 
-def _other_parts(env: dict, share: float) -> dict:
+def job_alone(ev):
+    """The rollout's parts at their uncontended pace where other processes held notable cores and
+    the parts were measured with it (gpuprof.analysis.rollout), else None."""
+    if not ev.other_cores:
+        return None
+    uncontended = ((ev.env or {}).get("phases") or {}).get("uncontended")
+    return uncontended if uncontended and uncontended.get("parts") else None
+
+
+def _busy_words(ev, measured: float, alone: dict) -> str:
+    pace = alone.get("pace") or {}
+    stretched = (f", where the policy's mean call took {1 / pace['inference']:.1f}x its fastest tenth's"
+                 if pace.get("inference") else "")
+    return (f", each part at the pace of its fastest calls: as measured beside other processes holding "
+            f"{ev.other_cores:.1f} of {ev.cpu_count} cores{stretched}, env stepping was {measured:.0%}")
+
+
+def _other_parts(phases, share: float) -> dict:
     """The shares of the window besides env stepping that the report tells apart."""
-    phases = env.get("phases")
     if not phases:
         return {"rest": clamp(1.0 - share)}
     learning = phases["learning"]["share"]
@@ -52,10 +84,10 @@ def _other_parts(env: dict, share: float) -> dict:
     return {"learning": learning, "rollout_rest": clamp(1.0 - share - learning)}
 
 
-def _rollout_is_the_time(env: dict) -> bool:
+def _rollout_is_the_time(phases) -> bool:
     """Measured phases where collection takes longer than learning: env stepping then competes with
     the rollout's other parts, the update being the minority."""
-    phases = env.get("phases") or {}
+    phases = phases or {}
     return bool(phases.get("parts")) and phases["collection"]["share"] > phases["learning"]["share"]
 
 
@@ -63,6 +95,8 @@ def _reason(env: dict, share: float, others: dict) -> str:
     what = env.get("vector_cls") or env.get("cls") or "the environment"
     if env.get("num_envs"):
         what += f" of {env['num_envs']}"
+    if env.get("library") and env["library"] != "gymnasium":
+        what += f", {env['library']}"
     at = f" at {env['where']}" if env.get("where") else ""
     reason = f"environment steps ({what}{at}) take {share:.0%} of the training time"
     if "rollout_inference" in others:

@@ -4,7 +4,7 @@ that its build applies: each fix's answer is then checked for a range or a reaso
 
 from gpuprof.record import startup_parts as parts
 from tests.unit.fixes.cases import LOADER, evidence, gpu, model, on_cuda, situation
-from tests.unit.fixes.env_cases import env_evidence, env_verdict
+from tests.unit.fixes.env_cases import env_evidence, env_verdict, sb3_evidence
 
 COMPUTE = situation("compute", 0.95)
 CONTENDED = situation(findings=[{"bottleneck": "input.cpu", "share": 0.5, "evidence": {"contended": True}}])
@@ -105,6 +105,7 @@ CASES = {
     "compile-cache": [("compiling", startup(parts.COMPILATION), COMPUTE)],
     "spawned-worker-imports": [("spawned workers restarted each epoch", restarted(context="spawn"), COMPUTE)],
     "async-vector-env": [("a SyncVectorEnv of 4", env_evidence(0.6), env_verdict())],
+    "subproc-vec-env": [("an SB3 DummyVecEnv of 4 made with make_vec_env", sb3_evidence(0.6), env_verdict())],
     "vectorised-env": [("env steps 60% of the time", env_evidence(0.6), env_verdict())],
     "more-envs-per-call": [("no measured phases", env_evidence(0.6), env_verdict()),
                            ("policy inference the rollout's largest part", rollout("inference"), COMPUTE)],

@@ -20,3 +20,9 @@ def test_an_env_without_a_vectorised_version_is_to_be_made_faster():
 def test_offered_for_an_env_finding_too_and_never_without_one():
     assert vectorised_env.build(env_evidence(0.115), env_finding())["estimated_speedup"] == pytest.approx(1 / 0.885)
     assert vectorised_env.build(env_evidence(0.6), situation()) is None
+
+
+def test_gymnasiums_registered_vectorised_env_only_for_gymnasium():
+    from tests.unit.fixes.env_cases import sb3_evidence
+    sb3 = vectorised_env.build(sb3_evidence(spec="CartPole-v1", vector_entry_point=True), env_verdict())
+    assert "make_vec(" not in sb3["snippet"] and "gymnasium" not in sb3["snippet"]
