@@ -12,10 +12,13 @@ hand and measured):
 - |log(estimate/measured)|: over every offered fix with an estimate and a truth, the median;
 - a fix measured at 2x or more that is not offered at all.
 
-    python bench/accuracy.py --corpus [--half held|calibrate|all] [NAME ...]
+    python bench/accuracy.py --corpus [--half held|calibrate|all] [--keep DIR] [NAME ...]
+
+--keep DIR keeps each program's run folder and report (DIR/NAME.json) for a later look.
 
 The scoring functions are pure (tests/unit/test_corpus.py)."""
 
+import contextlib
 import hashlib
 import json
 import math
@@ -119,7 +122,10 @@ def main(args: list) -> None:
     print("| program | shape | label | found | top fixes | measured truths | top in range | best first |")
     print("|---|---|---|---|---|---|---|---|")
     scores = {}
-    with tempfile.TemporaryDirectory() as folder:
+    keep = args[args.index("--keep") + 1] if "--keep" in args else None
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+    with (contextlib.nullcontext(os.path.abspath(keep)) if keep else tempfile.TemporaryDirectory()) as folder:
         for name in names:
             case, truth = read_json(name, "case.json"), read_json(name, "truth.json")
             report = profile(name, case, folder)

@@ -73,7 +73,9 @@ def test_the_input_threshold_is_inclusive():
 def test_handwritten_loops_lead_with_device_side_fixes():
     verdict, fixes = judge(sections(wait=0.85, source="before-first-forward", cpu=0.97))
     assert verdict["bottleneck"] == "input.cpu" and "before each forward" in verdict["summary"]
-    assert fixes[0] == "device-preprocessing" and "num-workers" not in fixes
+    # a cheaper batch, cached or built on the device, first: the hand-written loop corpus program
+    # measured its cache at 2.54x (bench/corpus/single_process_loop)
+    assert fixes[0] in ("cache-preprocessed", "device-preprocessing") and "num-workers" not in fixes
 
 
 def test_hdf5_cache_fix_names_chunks_and_a_cache_size():

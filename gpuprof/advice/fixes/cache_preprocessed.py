@@ -1,6 +1,6 @@
 """cache-preprocessed: do the deterministic part of preprocessing once (or hold the raw data in
-memory) instead of every epoch; assumed to make a batch CHEAPER times cheaper to produce (prior
-cache-preprocessed.times-cheaper).
+memory) instead of every epoch; assumed to make a batch CHEAPER times cheaper to produce, with the
+prior's ends as the estimate's (prior cache-preprocessed.times-cheaper).
 
 Random augmentation must stay online: a flip or noise cached once is the same every epoch. When
 the probe found random calls or transforms in the dataset's per-sample path, the fix offers to
@@ -18,7 +18,8 @@ from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
 from gpuprof.analysis.batch_parts import collate_dominates
 
-CHEAPER = CACHED_SAMPLE_COST.value       # the assumed saving: a cached sample costs half of one made from scratch
+#: How many times cheaper a cached sample is than one made from scratch: central, pessimistic, optimistic.
+CHEAPER, CHEAPER_LOW, CHEAPER_HIGH = CACHED_SAMPLE_COST.value, CACHED_SAMPLE_COST.low, CACHED_SAMPLE_COST.high
 
 
 def freed_cores_gain(ev, k: float) -> float:
@@ -36,6 +37,18 @@ def freed_cores_gain(ev, k: float) -> float:
     return 1.0 / max(compute, 1.0 / k, 1e-9)
 
 
+def _gain(ev, s, k: float) -> float:
+    """Speed-up of samples k times cheaper: the input's wait or CPU share shrinks, and on a CPU-only
+    machine with workers compute gets the cores they free, whichever is larger. Where the compute
+    verdict's input costs cores, the free input's own estimate already counts them."""
+    freed = freed_cores_gain(ev, k) if s.input_costs_cores is None else 1.0
+    return max(s.cheaper_input(ev, k), freed)
+
+
+def _ends(ev, s) -> dict:
+    return {"estimate_low": _gain(ev, s, CHEAPER_LOW), "estimate_high": _gain(ev, s, CHEAPER_HIGH)}
+
+
 def build(ev, s):
     kind = s.input_kind
     if kind not in (bottlenecks.INPUT_CPU.id, bottlenecks.INPUT_DISK.id):
@@ -43,9 +56,7 @@ def build(ev, s):
     if kind == bottlenecks.INPUT_CPU.id and collate_dominates(ev.loader):
         return None         # the work to do once is the collate's: collate-once names it, measured
 
-    # Where the compute verdict's input costs cores, the free input's own estimate already counts them.
-    freed = freed_cores_gain(ev, CHEAPER) if s.input_costs_cores is None else 1.0
-    gain = max(s.cheaper_input(ev, CHEAPER), freed)
+    gain = _gain(ev, s, CHEAPER)
     if gain < MIN_GAIN:
         return None
     random = random_parts(ev.loader)
@@ -54,14 +65,14 @@ def build(ev, s):
         if random:
             detail += "; cache the raw data only, so the random augmentation stays online"
         snippet = "data = np.load(path, mmap_mode=None)   # or copy to local NVMe / RAM disk before training"
-        return {"estimated_speedup": gain, "where": where(ev), "detail": detail, "snippet": snippet,
+        return {"estimated_speedup": gain, **_ends(ev, s), "where": where(ev), "detail": detail, "snippet": snippet,
                 "why": f"the same data is read every epoch; {s.input_cost(ev)}"}
     if random:
         return deterministic_part_only(ev, s, random)
     detail = ("save decoded/resized samples once (e.g. a .npy memmap) and keep only random augmentations "
               "online, so the random numbers they draw are unchanged")
     snippet = "cache = np.lib.format.open_memmap('cache.npy', mode='w+', dtype=np.uint8, shape=(N, C, H, W))"
-    return {"estimated_speedup": gain, "where": where(ev), "detail": detail, "snippet": snippet,
+    return {"estimated_speedup": gain, **_ends(ev, s), "where": where(ev), "detail": detail, "snippet": snippet,
             "why": f"the same preparation is repeated every epoch{checked(ev)}; {s.input_cost(ev)}"}
 
 

@@ -13,7 +13,11 @@ def test_a_contended_cpu_states_the_cost_as_a_share_of_the_cpu():
     contended = situation(findings=[{"bottleneck": "input.cpu", "share": 0.5, "evidence": {"contended": True}}])
     built = cache_preprocessed.build(evidence(), contended)
     assert "50% of the job's CPU" in built["why"]
-    assert abs(built["estimated_speedup"] - 1 / (1 - 0.5 * 0.5)) < 1e-9
+    k = cache_preprocessed.CHEAPER
+    assert abs(built["estimated_speedup"] - 1 / (1 - 0.5 * (1 - 1 / k))) < 1e-9
+    low, high = cache_preprocessed.CHEAPER_LOW, cache_preprocessed.CHEAPER_HIGH
+    assert abs(built["estimate_low"] - 1 / (1 - 0.5 * (1 - 1 / low))) < 1e-9
+    assert abs(built["estimate_high"] - 1 / (1 - 0.5 * (1 - 1 / high))) < 1e-9
 
 
 def test_not_for_latency():
@@ -38,9 +42,10 @@ def test_a_path_read_and_found_deterministic_says_so():
 
 
 def test_on_a_cpu_only_machine_compute_gets_the_cores_cheaper_workers_free():
-    """Workers on 2 cores using 1.2 of them, 20% wait: compute ran on 0.8 cores and gets 1.4."""
+    """Workers on 2 cores using 1.2 of them, 20% wait: compute ran on 0.8 cores and gets 2 - 1.2/k."""
     ev = evidence(loader=dict(LOADER, num_workers=2), cpu_count=2, producer_cores=1.2, wait_share=0.2)
     built = cache_preprocessed.build(ev, situation("input.cpu", 0.2))
-    compute = 0.8 * (2 - 1.2) / (2 - 0.6)
-    assert abs(built["estimated_speedup"] - 1 / max(compute, 0.5)) < 1e-9
+    k = cache_preprocessed.CHEAPER
+    compute = 0.8 * (2 - 1.2) / (2 - 1.2 / k)
+    assert abs(built["estimated_speedup"] - 1 / max(compute, 1 / k)) < 1e-9
     assert cache_preprocessed.freed_cores_gain(evidence(gpu=True, loader=dict(LOADER, num_workers=2)), 2.0) == 1.0
