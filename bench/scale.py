@@ -27,7 +27,7 @@ from gpuprof.reporting.build import build_report  # noqa: E402
 from gpuprof.samplers.columns import ColumnStore  # noqa: E402
 from gpuprof.samplers.system import SYSTEM_COLUMNS  # noqa: E402
 
-STEP, WAIT, FETCH_WALL, FETCH_CPU = 0.010, 0.007, 0.0068, 0.0065
+STEP, WAIT, FETCH_WALL, FETCH_CPU, COLLATE = 0.010, 0.007, 0.0068, 0.0065, 0.0002
 
 
 def write_events(folder: str, steps: int, full: int) -> None:
@@ -43,7 +43,7 @@ def write_events(folder: str, steps: int, full: int) -> None:
     fetch = Stream("fetch", FETCH_FIELDS, {"l": "1:1", "w": None, "ds": "Images"}, full=full, sink=writer)
     for i in range(steps):
         t = 10.0 + i * STEP
-        fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0, FETCH_CPU)
+        fetch.add(t + WAIT - 0.0001, FETCH_WALL, FETCH_CPU, 0.0001, None, 0, 0, FETCH_CPU, COLLATE, COLLATE)
         batch.add(t + WAIT, WAIT)
         step.add(t + STEP, None, None)
     for stream in (step, batch, fetch):

@@ -26,7 +26,7 @@ PROGRAMS = sorted(n for n in os.listdir(CORPUS) if os.path.isfile(os.path.join(C
 
 def test_the_corpus_has_programs_of_distinct_shapes():
     shapes = {json.load(open(os.path.join(CORPUS, n, "case.json")))["shape"] for n in PROGRAMS}
-    assert len(PROGRAMS) >= 10 and len(shapes) == len(PROGRAMS)
+    assert len(PROGRAMS) >= 16 and len(shapes) == len(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
