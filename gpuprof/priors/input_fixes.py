@@ -94,13 +94,16 @@ DRAFT_MODE_DECODE_SAVED = Prior(
     without_it="only the resize's saving is counted, and the fix reads smaller than it measured")
 
 COLLATE_RESIDUAL = Prior(
-    id="collate-once.residual", kind="assumed saving", low=0.03, value=0.1, high=0.3,
+    id="collate-once.residual", kind="assumed saving", low=0.03, value=0.13, high=0.3,
     unit="of the collate's time left once its work is done ahead",
-    source="measured on the 2-core x86-64 VM (Python 3.11, transformers 5.24, a fast WordLevel tokenizer), "
-           "2026-11-27, under other load: 16 texts of 40-120 words tokenized and padded to 128 took 8.1 ms a batch, "
-           "DataCollatorWithPadding over the same texts tokenized ahead 0.79 ms (0.10); the ends by reasoning: a "
-           "slow (Python) tokenizer leaves less, short texts and dynamic padding more",
-    programs=("tests/programs/hf_trainer_eval.py",), needs_second_program=True,
+    source="measured on the 2-core x86-64 VM (Python 3.11, transformers 5.24, fast WordLevel tokenizers), "
+           "2026-11-27: tests/programs/hf_trainer_eval.py's 16 texts of 40-120 words tokenized and padded to 128 took "
+           "8.1 ms a batch under other load, DataCollatorWithPadding over them tokenized ahead 0.79 ms (0.10); "
+           "bench/corpus/hf_trainer_text's collator (a normalizer and punctuation split, 40-160 words, padded to "
+           "128) 3.13 ms against 0.56 ms padding alone on an idle machine (0.18); the central 0.13 is their "
+           "geometric middle, the ends by reasoning: a slow (Python) tokenizer leaves less, short texts and "
+           "dynamic padding more",
+    programs=("tests/programs/hf_trainer_eval.py", "bench/corpus/hf_trainer_text"),
     used_for="collate-once: the share of today's collate a batch still pays for (padding, stacking what was "
              "prepared ahead)",
     without_it="the collate's whole time counts as saved, and the estimate's high end is the only end")
