@@ -51,7 +51,8 @@ def test_evaluation_each_epoch_is_left_out_of_step_time_and_data_wait_and_shown(
 def test_eight_hdf5_workers_that_hardly_keep_the_loop_waiting_are_input_bound_contended(tmp_path):
     """Eight workers on two cores make cheap batches (a fifth of the job's CPU): the loop waits about
     12% for data, but the training's threads wait for a core about a fifth of the time; free input
-    measured 1.45x faster (gpuprof try --input-ceiling)."""
+    measured 1.45x faster (gpuprof try --input-ceiling, before the program's per-sample blur, which
+    keeps the training's wait for a core clear of the threshold it sat on)."""
     pytest.importorskip("h5py")
     report = profiled(tmp_path, sys.executable, os.path.join(PROGRAMS, "hdf5_eight_workers.py"), str(tmp_path))
     verdict = report["verdict"]
