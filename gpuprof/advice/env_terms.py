@@ -7,6 +7,7 @@ processes gains on the cores the job has."""
 
 import math
 
+from gpuprof.advice.fix import MIN_GAIN
 from gpuprof.advice.model import cheaper_share
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.bottlenecks.input_env import job_alone
@@ -103,6 +104,27 @@ def parallel_words(ev, parallel: float) -> str:
         return (f"{at_once} at a time on the {cores_for_envs(ev):.1f} cores left of {ev.cpu_count} (other processes "
                 f"held {ev.other_cores:.1f})")
     return f"{at_once} at a time on {ev.cpu_count} cores"
+
+
+def in_processes(ev, s, wanted_library: str, message_s: float, cheapest_step_s: float):
+    """Stepping a vector env of `wanted_library` in processes, where it applies: {"n", "gain", "why"},
+    else None. Not where the env steps in processes already, a sub-env step takes less than
+    `cheapest_step_s`, the job has one core, or the gain is under MIN_GAIN. The why states the
+    estimate's figures (parallel_estimate) the same way for every library."""
+    env = ev.env or {}
+    n = env.get("num_envs") or 0
+    if env_finding(s) is None or env.get("async") or library(env) != wanted_library or n < 2 or ev.cpu_count < 2 \
+            or not env.get("per_call_s") or env["per_call_s"] / n < cheapest_step_s:
+        return None
+    estimate = parallel_estimate(ev, message_s)
+    if estimate is None or estimate[0] < MIN_GAIN:
+        return None
+    gain, parallel, after = estimate
+    why = (f"env steps take {env_share(ev):.0%} of the training time, {env['per_call_s'] * 1e3:.2f} ms a vector "
+           f"step for {n} sub-environments in turn; {parallel_words(ev, parallel)}, with "
+           f"{message_s * 1e6:.0f} µs of messages per sub-env step, cut that share to {after:.0%}: about "
+           f"{math.floor(gain * 100) / 100:.2f}x at these figures")
+    return {"n": n, "gain": gain, "why": why}
 
 
 def processes_lead(env: dict):

@@ -53,21 +53,13 @@ def advise(ev, verdict: dict, findings=()) -> list:
     bottleneck = situation.bottleneck
     if bottleneck == bottlenecks.COMPUTE.id:
         # The pipeline keeps up: fixes for a wait that is not the limit would promise gains the
-        # device cannot deliver. A notable wait still shows as a secondary finding. Where the input's
-        # producers take cores the step uses, fixes that make them cheaper buy back those cores.
-        # A notable wait for the input beside the compute verdict (a collator tokenizing in the
-        # training process: 18% of each step) is time the step loses as surely: its fixes stay,
-        # none above the wait made free.
-        costs_cores = situation.input_costs_cores is not None
-        waited = next((f for f in situation.findings if f.get("bottleneck") in INPUT and f.get("share")), None)
+        # device cannot deliver. Where the input still costs the step something (its producers take
+        # cores the step uses, or a notable wait beside the verdict), its fixes stay, after the
+        # compute fixes and none above the input made free.
+        free = _input_made_free(situation, verdict)
         out = [a for a in out if bottleneck in a["addresses"] or _beside(a)
-               or ((costs_cores or waited is not None) and any(b in INPUT for b in a["addresses"]))]
-        if costs_cores:
-            # No fix for the input buys more than the input made free.
-            free = (verdict.get("evidence") or {}).get("input_free_high")
-        elif waited is not None:
-            free = 1.0 / max(1.0 - min(waited["share"], 0.95), 1e-9)
-        if costs_cores or waited is not None:
+               or (free is not None and any(b in INPUT for b in a["addresses"]))]
+        if free is not None:
             out = [capped(a, free) if bottleneck not in a["addresses"] else a for a in out]
     out.sort(key=lambda a: (bottleneck not in a["addresses"], _trait(a, "changes_training"),
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
@@ -75,6 +67,19 @@ def advise(ev, verdict: dict, findings=()) -> list:
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
     return _unestimated_ahead_say_why(leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))],
                                       bottleneck)
+
+
+def _input_made_free(situation, verdict: dict):
+    """Under a compute verdict, the speed-up of the input made free where the input still costs the
+    step something, else None: the compute verdict's own figure where the producers take cores the
+    step uses; 1 / (1 - w) for a notable input wait w beside the verdict (a collator tokenizing in
+    the training process: 18% of each step is time the step loses as surely)."""
+    if situation.input_costs_cores is not None:
+        return (verdict.get("evidence") or {}).get("input_free_high")
+    waited = next((f for f in situation.findings if f.get("bottleneck") in INPUT and f.get("share")), None)
+    if waited is None:
+        return None
+    return 1.0 / max(1.0 - min(waited["share"], 0.95), 1e-9)
 
 
 def with_range(item: dict, low: float, high: float) -> dict:

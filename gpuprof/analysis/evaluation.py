@@ -28,12 +28,12 @@ def with_evaluation(steps: dict, dataloaders: list, duration_s=None) -> tuple:
         return steps, dataloaders
     training = (evaluation or {}).get("training_loader")
     if training is None and dataloaders:
-        training = _key(dataloaders[0])
+        training = entry_key(dataloaders[0])
     interleaved = set((evaluation or {}).get("loaders") or ())
     loaders = [dict(entry, role=role_of(entry, training, interleaved)) for entry in dataloaders]
     if not evaluation:
         return steps, loaders
-    held_out = [entry for entry in loaders if _key(entry) in interleaved]
+    held_out = [entry for entry in loaders if entry_key(entry) in interleaved]
     described = dict(evaluation,
                      wall_share=_share(evaluation.get("seconds"), duration_s),
                      loaders=[{"role": e["role"], "where": e.get("where"), "batches": e.get("batches"),
@@ -49,12 +49,12 @@ def role_of(entry: dict, training, interleaved) -> str:
     any other."""
     if entry.get("declared_role"):
         return entry["declared_role"]
-    if _key(entry) == training:
+    if entry_key(entry) == training:
         return TRAIN
     for word in _words(entry.get("dataset") or ""):
         if word in _NAMED:
             return _NAMED[word]
-    return VALIDATION if _key(entry) in interleaved else EVALUATION
+    return VALIDATION if entry_key(entry) in interleaved else EVALUATION
 
 
 def evaluation_input(evaluation: dict, held_out: list) -> dict:
@@ -86,11 +86,6 @@ def evaluation_input(evaluation: dict, held_out: list) -> dict:
     out.update(bottleneck=bound.bottleneck, where=loader.get("where"), num_workers=loader.get("num_workers"),
                summary=f"{label}: {wait_share:.0%} of its time waits on {bound.reason}")
     return out
-
-
-def _key(entry: dict):
-    """How the loop names a loader pipeline: where it was built (with its declared role), else its id."""
-    return entry_key(entry)
 
 
 def _share(part, whole):

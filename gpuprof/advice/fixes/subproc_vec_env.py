@@ -15,11 +15,8 @@ Not offered where one sub-env step takes less than CHEAP_STEP_S or the envs step
 already. It leads: SB3's envs have no registered vectorised version, so the other env fix is a
 rewrite whose figure is the env made free (env_terms.processes_lead)."""
 
-import math
-
-from gpuprof.advice.env_terms import (SB3, env_finding, env_name, env_share, library, made_words, make_vec_env_call,
-                                      parallel_estimate, parallel_words, processes_lead)
-from gpuprof.advice.fix import MIN_GAIN, Fix
+from gpuprof.advice.env_terms import SB3, env_name, in_processes, made_words, make_vec_env_call, processes_lead
+from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import PARALLEL_ENVS, command_first
 from gpuprof.priors.rollout_fixes import ASYNC_STEP_FLOOR, SUBPROC_MESSAGES
 from gpuprof.analysis import bottlenecks
@@ -30,26 +27,17 @@ IMPORT = "from stable_baselines3.common.vec_env import SubprocVecEnv"
 
 
 def build(ev, s):
-    env = ev.env or {}
-    n = env.get("num_envs") or 0
-    if env_finding(s) is None or env.get("async") or library(env) != SB3 or n < 2 or ev.cpu_count < 2 \
-            or not env.get("per_call_s") or env["per_call_s"] / n < CHEAP_STEP_S:
+    found = in_processes(ev, s, SB3, MESSAGE_S, CHEAP_STEP_S)
+    if found is None:
         return None
-    estimate = parallel_estimate(ev, MESSAGE_S)
-    if estimate is None or estimate[0] < MIN_GAIN:
-        return None
-    gain, parallel, after = estimate
+    env = ev.env
     return {
-        "estimated_speedup": gain, "where": env.get("make_where") or env.get("where"),
+        "estimated_speedup": found["gain"], "where": env.get("make_where") or env.get("where"),
         "detail": (f"{env_name(env)} -> SubprocVecEnv: each sub-environment steps (with its wrappers and rendering) "
                    "in its own process; SB3 starts them with forkserver, so the training must run under "
                    "`if __name__ == \"__main__\":`"),
-        "snippet": command_first(ev, PARALLEL_ENVS, True, snippet(env, n)),
-        "why": (f"env steps take {env_share(ev):.0%} of the training time, {env['per_call_s'] * 1e3:.2f} ms a vector "
-                f"step for {n} sub-environments in turn; {parallel_words(ev, parallel)}, with "
-                f"{MESSAGE_S * 1e6:.0f} µs of messages per sub-env step, cut that share to {after:.0%}: about "
-                f"{math.floor(gain * 100) / 100:.2f}x at these figures"),
-        "change": None, "first": processes_lead(env),
+        "snippet": command_first(ev, PARALLEL_ENVS, True, snippet(env, found["n"])),
+        "why": found["why"], "change": None, "first": processes_lead(env),
     }
 
 
