@@ -37,6 +37,9 @@ HOST_S_PER_OP = (HOST_COST_PER_OP.low, HOST_COST_PER_OP.high)
 #: device idle 10% of it is already not the limit, and a faster mode may buy nothing at all. The low
 #: end is then 1.0x, and the high end keeps at least the idle share of the step as the host's.
 HOST_PACED_UTIL = HOST_PACED_BELOW.value
+#: A GPU whose SM clock while busy was below this share of its top clock (a power cap, heat, a
+#: simulated device in slow motion) computes at its peaks times that share: rates scale with the clock.
+CLOCK_NOTED = 0.95
 #: "With the data ready": the loop waits for data less than this share of its steps.
 DATA_READY_WAIT = 0.1
 
@@ -65,7 +68,9 @@ def _words(found: dict, target: str) -> str:
     parts = ", ".join(f"{flops / total:.0%} {WORDS[kind]}" for kind, flops in
                       sorted(found["flops"].items(), key=lambda item: -item[1]) if flops / total >= 0.01)
     now, after = found["now"], found["after"]
-    text = (f"the counted step's FLOPs are {parts}: at the rates each reached on an H200 they take "
+    clocked = f" (at the {found['clock']:.0%} of its top SM clock the GPU ran at while busy)" \
+        if found.get("clock", 1.0) < CLOCK_NOTED else ""
+    text = (f"the counted step's FLOPs are {parts}: at the rates each reached on an H200{clocked} they take "
             f"{_span(now)} of the {_ms(step)} step, and would take {_span(after)} in {target}")
     if found["paced"] is not None:
         text += (f"; but the GPU idled {1 - found['paced']:.0%} of the steps with the data ready: the host's "
@@ -102,6 +107,8 @@ def _model(ev, target: str, model: dict):
     peaks = {mode: (known_peak(ev.gpu_name, mode) or {}).get("tflops") for _, mode in now}
     if not now or not all(peaks.values()):
         return None, f"no data-sheet peak for the {ev.gpu_name} in every mode the step ran"
+    clock = ev.gpu_clock_share if ev.gpu_clock_share and ev.gpu_clock_share < CLOCK_NOTED else 1.0
+    peaks = {mode: tflops * clock for mode, tflops in peaks.items()}   # a data sheet's peak is at the top clock
     spans = []
     for (kind, mode), flops in now.items():
         new_mode = _new_mode(kind, mode, target)
@@ -129,7 +136,7 @@ def _model(ev, target: str, model: dict):
     flops_by_kind = {}
     for (kind, _), flops in now.items():
         flops_by_kind[kind] = flops_by_kind.get(kind, 0) + flops
-    return {"ends": (min(ends), max(ends)), "step": step, "flops": flops_by_kind, "now": tuple(sorted(in_now)),
+    return {"ends": (min(ends), max(ends)), "step": step, "clock": clock, "flops": flops_by_kind, "now": tuple(sorted(in_now)),
             "after": tuple(sorted(in_after)), "ops": ops, "host": tuple(sorted(host)) if ops else None,
             "paced": util if paced else None}, None
 

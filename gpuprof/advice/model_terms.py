@@ -22,6 +22,20 @@ def compute_model(ev, s):
     return ev.model
 
 
+def launch_bound_model(ev, s):
+    """The trained model's facts when the host's launches set a GPU job's pace (host.overhead), else
+    None: what cuts launches (CUDA graphs, fused optimizer steps) answers it."""
+    if s.bottleneck != bottlenecks.HOST_OVERHEAD.id or not ev.model or not ev.gpu or not on_gpu(ev.model):
+        return None
+    return ev.model
+
+
+def launch_ceiling(ev):
+    """The most a step paced by the host's launches can gain when launching costs nothing: it then
+    takes the GPU's own busy time (1 / utilisation over the steps), or None without the figure."""
+    return 1.0 / ev.gpu_util if ev.gpu_util else None
+
+
 def on_gpu(model: dict) -> bool:
     return str(model.get("device") or "").startswith("cuda")
 

@@ -77,6 +77,9 @@ class Evidence:
     other_cores: float = None             # cores other processes kept busy over the steps, when notable
     counted_step: dict = None             # the counted step's FLOPs by op, dtype, ops and step time (efficiency)
     gpu_name: str = None                  # the job's (first) GPU as NVML names it
+    job_gpu_count: int = 0                # GPUs the job used (whole GPUs; MIG slices counted as such)
+    one_rank_of_many: bool = False        # this is one trainer of a distributed job, analysed on its own
+    gpu_clock_share: float = None         # the job's GPUs' mean SM clock while busy over their top clock (lowest)
 
     @property
     def inline_producer(self) -> bool:
@@ -127,6 +130,7 @@ def gather(sections: dict) -> Evidence:
     ev.env_share = (ev.env or {}).get("share")
     ev.startup = sections.get("startup") or None
     ev.ddp_syncs_per_step = (sections.get("ddp_comm") or {}).get("syncs_per_step")
+    ev.one_rank_of_many = bool(sections.get("rank"))
     if loaders:
         ev.loader = loaders[0]
         _read_producer(ev, ev.loader.get("producer") or {})
@@ -230,10 +234,13 @@ def _read_gpus(ev: Evidence, gpus: list, cuda_devices) -> None:
     ev.gpu = True
     whole = [g for g in gpus if not g.get("mig")]
     ev.gpu_count = len(whole) or len(gpus)
+    ev.job_gpu_count = len([g for g in used if not g.get("mig")]) or len(used)
     ev.gpu_util = job_gpu_util(gpus)
     ev.gpu_sm_active = job_sm_active(gpus)
     ev.gpu_figures = gpu_figures(gpus, whole, cuda_devices)
     ev.gpu_name = next((g.get("name") for g in used if g.get("name")), None)
+    clocks = [g["sm_clock_mhz"] / g["sm_clock_max_mhz"] for g in used if g.get("sm_clock_mhz") and g.get("sm_clock_max_mhz")]
+    ev.gpu_clock_share = min(1.0, min(clocks)) if clocks else None
     frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
              if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]
     ev.gpu_mem_free_share = min(frees) if frees else None

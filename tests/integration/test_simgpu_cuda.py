@@ -164,7 +164,7 @@ def test_a_dataloader_with_workers_pins_its_batches(tmp_path):
 
 def test_copies_and_events_time_as_cuda_says(tmp_path):
     gpu = Gpu(memory_bytes=2 << 30, pinned_copy_bandwidth=25e9)
-    folder = Machine(gpus=[gpu]).create(str(tmp_path / "machine"))
+    folder = Machine(gpus=[gpu], time_scale=1.0).create(str(tmp_path / "machine"))
     script = write(tmp_path, "semantics.py", SEMANTICS)
     got = plain(script, str(gpu.max_sm_clock_mhz), cwd=tmp_path, env=environment(folder))
     assert got.returncode == 0, got.stderr

@@ -71,3 +71,18 @@ def test_the_advice_ranks_mixed_precision_by_its_range_with_the_figures_in_its_w
     mixed = advice[ids.index("mixed-precision")]
     assert mixed["estimate"]["low"] <= 5.68 <= mixed["estimate"]["high"]
     assert "91% matmuls" in mixed["why"] and "not estimated" not in mixed["why"]
+
+
+def test_a_gpu_held_at_a_lower_clock_computes_that_much_slower():
+    """The same GPT step at 2.5 times the time, on a GPU whose SM clock ran at 40% of its top while
+    busy (a power cap; the simulated GPU in slow motion): the matmuls still fill the step, so TF32
+    still buys about what it did at full clock; read at the top clock's rates they would seem to take
+    only 40% of it and the estimate would fall far short."""
+    slow = evidence(GPT_FLOPS, 0.1319 * 2.5)
+    (_, full_low, full_high), _ = math_modes.estimate(evidence(GPT_FLOPS, 0.1319), "TF32", MODEL)
+    (_, unclocked_low, unclocked_high), _ = math_modes.estimate(slow, "TF32", MODEL)
+    assert unclocked_high < 2.0
+    slow.gpu_clock_share = 0.4
+    (_, low, high), words = math_modes.estimate(slow, "TF32", MODEL)
+    assert low == pytest.approx(full_low, rel=0.02) and high == pytest.approx(full_high, rel=0.02)
+    assert "40% of its top SM clock" in words

@@ -18,6 +18,7 @@ ESTIMATING = ("gpuprof/advice/fix.py", "gpuprof/advice/model.py", "gpuprof/advic
 ALLOWED = {
     ("gpuprof/advice/fix.py", "MIN_GAIN"): "a definition: the least estimate worth showing",
     ("gpuprof/advice/math_modes.py", "DATA_READY_WAIT"): "a definition: what 'with the data ready' means",
+    ("gpuprof/advice/math_modes.py", "CLOCK_NOTED"): "when a lower busy clock scales the peaks, not by how much",
     ("gpuprof/analysis/input_cost.py", "MIN_PRODUCER_CORES"): "when the input's cost is stated, not what it is",
     ("gpuprof/advice/fixes/decode_reduced_size.py", "REDUCIBLE"): "draft mode's least reduction is 1/2",
     ("gpuprof/advice/fixes/decode_reduced_size.py", "DOMINANT"): "when the fix is offered, not what it saves",

@@ -364,3 +364,19 @@ def test_collected_memory_is_given_back_by_the_next_thread_that_asks():
     assert device.memory.allocated == 10 * MB
     runtime.apply_frees()
     assert device.memory.allocated == 0
+
+
+def test_a_device_in_slow_motion_stretches_kernels_gaps_and_copies_alike():
+    gpu = Gpu(kernel_gap_s=1e-6, copy_latency_s=2e-6)
+    spec = whole_gpu(Machine(gpus=[gpu]).gpus[0], 0)
+    plain, slow = Device(spec, 0, FakeClock(), ListRecorder()), Device(spec, 0, FakeClock(), ListRecorder(), time_scale=2.5)
+    assert slow.kernel_seconds(1e12, 1e6) == pytest.approx(2.5 * plain.kernel_seconds(1e12, 1e6))
+    assert slow.kernel_seconds(0, 0) == pytest.approx(2.5 * spec.min_kernel_s)        # the launch floor too
+    assert slow.sleep_seconds(1_000_000) == pytest.approx(2.5 * plain.sleep_seconds(1_000_000))
+    for device in (plain, slow):
+        device.kernel(device.default_stream, 0.001, 1.0)
+        device.kernel(device.default_stream, 0.001, 1.0)
+    gap = lambda d: d.recorder.records[1][0] - d.recorder.records[0][1]
+    assert gap(slow) == pytest.approx(2.5 * gap(plain))
+    copy = lambda d: (lambda se: se[1] - se[0])(d.copy_to_device(d.default_stream, 55_300_000, True, True))
+    assert copy(slow) == pytest.approx(2.5 * copy(plain))

@@ -149,7 +149,7 @@ def clocks_at(nvml, clock, handle, when):
 def test_sm_clock_and_event_reasons_follow_whether_kernels_keep_the_gpu_working(tmp_path):
     gpu = Gpu(max_sm_clock_mhz=1980, idle_sm_clock_mhz=345, busy_sm_clock_mhz=1650, busy_clock_reasons=0x4,
               idle_after_s=0.25)
-    nvml, folder, clock = open_nvml(tmp_path, Machine(gpus=[gpu]))
+    nvml, folder, clock = open_nvml(tmp_path, Machine(gpus=[gpu], time_scale=1.0))
     writer(folder).add(NOW + 1.0, NOW + 2.0, 1.0, state.KERNEL)
     handle = nvml.nvmlDeviceGetHandleByIndex(0)
     idle = (345, nvml.nvmlClocksEventReasonGpuIdle)
@@ -161,13 +161,22 @@ def test_sm_clock_and_event_reasons_follow_whether_kernels_keep_the_gpu_working(
     assert nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM) == 1980
 
 
+def test_a_device_in_slow_motion_reads_as_clocked_that_much_lower_while_busy(tmp_path):
+    gpu = Gpu(max_sm_clock_mhz=1980, idle_sm_clock_mhz=345)
+    nvml, folder, clock = open_nvml(tmp_path, Machine(gpus=[gpu], time_scale=2.5))
+    writer(folder).add(NOW + 1.0, NOW + 2.0, 1.0, state.KERNEL)
+    handle = nvml.nvmlDeviceGetHandleByIndex(0)
+    assert clocks_at(nvml, clock, handle, NOW + 1.5) == (792, 0)        # 1980 / 2.5, no slowdown reason
+    assert nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM) == 1980
+
+
 def test_the_gaps_between_kernels_keep_the_working_clock(tmp_path):
     """Kernels of 1 ms every 4 ms (launch-bound), then a 50 ms data wait, then more: every read in
     the gaps gives the working clock, as a real GPU holds it; with idle_after_s 0 the same reads
     would catch the idle clock between kernels."""
     def reads(idle_after_s):
         gpu = Gpu(max_sm_clock_mhz=1980, idle_sm_clock_mhz=345, idle_after_s=idle_after_s)
-        nvml, folder, clock = open_nvml(tmp_path / str(idle_after_s), Machine(gpus=[gpu]))
+        nvml, folder, clock = open_nvml(tmp_path / str(idle_after_s), Machine(gpus=[gpu], time_scale=1.0))
         work = writer(folder)
         starts = [NOW + 0.004 * i for i in range(50)] + [NOW + 0.25 + 0.004 * i for i in range(50)]
         for start in starts:

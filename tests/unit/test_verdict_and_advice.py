@@ -271,6 +271,20 @@ def test_many_workers_with_little_cpu_that_slow_the_training_threads_are_the_ver
     assert judge(data)[0]["bottleneck"] == "compute"           # a little waiting for a core is no verdict
 
 
+def test_on_a_gpu_contended_workers_cost_the_steps_only_while_the_gpu_idles():
+    # Workers and the training thread share two cores, yet the GPU ran a kernel 80% of the steps:
+    # the slowed training thread can cost at most the 20% the GPU idled, below a verdict.
+    def with_gpu(util):
+        data = contended(producer_cpu_s=9.6)
+        data["system"]["gpus"] = [{"util_gpu": util, "mem_used_max_bytes": 5e9, "mem_total_bytes": 80e9}]
+        return data
+    assert judge(with_gpu(0.8))[0]["bottleneck"] == "compute"
+    verdict, _ = judge(with_gpu(0.35))
+    assert verdict["bottleneck"] == "input.cpu" and verdict["evidence"]["contended"] is True
+    assert verdict["share"] == pytest.approx(0.4)           # the workers' CPU share, under the GPU's 65% idle
+    assert "the GPU idled 65% of the steps" in verdict["summary"]
+
+
 def test_an_idle_core_or_unqueued_workers_are_not_contended():
     assert judge(contended(idle=0.4, cores_busy=1.2))[0]["bottleneck"] == "compute"
     assert judge(contended(queued=0.05))[0]["bottleneck"] == "compute"

@@ -4,7 +4,8 @@ nn.DataParallel drives every GPU from one process: one Python thread per GPU und
 inputs scattered from and outputs gathered on GPU 0 each step, the model copied to every GPU each
 step. DDP runs a process per GPU with its own loader and overlaps the gradient all-reduce with the
 backward pass. Where DataParallel is used it leads the fixes (its build says why): the others are
-measured through it. A compute-bound job that used one of several GPUs gets it too."""
+measured through it. A compute-bound single process that left some of the machine's GPUs idle gets it
+too; a job that already runs a process on each GPU it uses (each rank read on its own) does not."""
 
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.framework_terms import SCALE_OUT, framework_first
@@ -61,12 +62,14 @@ def build(ev, s):
                 "detail": f"replace nn.DataParallel with DistributedDataParallel and launch one process per GPU: {LAUNCH}",
                 "snippet": framework_first(ev, SCALE_OUT, SNIPPET, gpus=ev.gpu_count or "NGPU"), "why": why,
                 "first": "first: nn.DataParallel is in use, and the other estimates are measured through it"}
-    if not ev.gpu or s.bottleneck != bottlenecks.COMPUTE.id or ev.gpu_count <= 1:
-        return None
-    return {"estimated_speedup": DDP_PER_GPU.value * ev.gpu_count, "where": None,
+    used = ev.job_gpu_count or 1
+    if not ev.gpu or s.bottleneck != bottlenecks.COMPUTE.id or ev.gpu_count <= used or ev.one_rank_of_many:
+        return None      # every GPU already has its process (or this rank is one of several): nothing idle to add
+    return {"estimated_speedup": DDP_PER_GPU.value * ev.gpu_count / used, "where": None,
             "detail": f"{LAUNCH} with model = DDP(model, device_ids=[local_rank])",
             "snippet": framework_first(ev, SCALE_OUT, SNIPPET, gpus=ev.gpu_count or "NGPU"),
-            "why": f"{ev.gpu_count} GPUs are present and the job used one"}
+            "why": f"{ev.gpu_count} GPUs are present and the job used {'one' if used == 1 else used}; "
+                   f"the other {ev.gpu_count - used} stayed idle"}
 
 
 FIX = Fix(id="ddp", title="Use DistributedDataParallel: one process per GPU",

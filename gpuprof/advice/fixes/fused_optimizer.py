@@ -7,7 +7,7 @@ and a prior below that bound ranks it until `gpuprof try --fix fused-optimizer` 
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.model import cheaper_share
-from gpuprof.advice.model_terms import compute_model, not_estimated, on_gpu
+from gpuprof.advice.model_terms import compute_model, launch_bound_model, not_estimated, on_gpu
 from gpuprof.priors.model_fixes import FUSED_OPTIMIZER_PRIOR
 from gpuprof.analysis import bottlenecks
 
@@ -15,7 +15,7 @@ PRIOR = FUSED_OPTIMIZER_PRIOR.value
 
 
 def build(ev, s):
-    model = compute_model(ev, s)
+    model = compute_model(ev, s) or launch_bound_model(ev, s)    # a fused step is also far fewer launches
     optimizer = (model or {}).get("optimizer") or {}
     takes = optimizer.get("takes") or ()
     if not optimizer or optimizer.get("fused") or not ev.optimizer_share:
@@ -45,7 +45,8 @@ def keep(settings, loader, framework=None):
 
 
 FIX = Fix(id="fused-optimizer", title="Use the optimizer's fused or multi-tensor step", effort=1,
-          addresses=(bottlenecks.COMPUTE.id,), build=build, try_keys=("optimizer_foreach", "optimizer_fused"),
+          addresses=(bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id), build=build,
+          try_keys=("optimizer_foreach", "optimizer_fused"),
           keep=keep,
           # the fused step is a GPU kernel; foreach serves a CPU
           unadvised=lambda report: {"optimizer_fused" if on_gpu(report.get("model") or {}) else "optimizer_foreach": True})

@@ -11,7 +11,8 @@ threads waiting for a core a large part of the time they want one (schedstat, sa
 second): the workers need little CPU in all, yet whenever they run, compute waits. The input's
 cost is the larger of the two: the producers' share of the CPU, or the loop's wait plus the share
 of the rest that compute spent waiting for a core; with the input free the speed-up is
-1 / (1 - share)."""
+1 / (1 - share). Where the job computes on a GPU, a training thread slowed by the workers costs the
+steps only while the GPU idles: the cost is at most the share of the steps no kernel ran."""
 
 from gpuprof.priors.verdicts import CONTENDED_VERDICT_FROM
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
@@ -57,6 +58,10 @@ def evaluate_contended(ev):
         return None
     waited = ev.wait_share + (1 - ev.wait_share) * training if by_training else None
     cost = max(share or 0.0, waited or 0.0)
+    if ev.gpu and ev.gpu_util is not None:
+        # compute runs on the GPU: the training thread slowed by the workers costs the steps only
+        # the time the GPU then idles
+        cost = min(cost, max(0.0, 1.0 - ev.gpu_util))
     strength = max(clamp((share - INPUT_CPU_SHARE) / 0.4) if by_producers else 0.0,
                    clamp((training - TRAINING_QUEUED) / 0.4) if by_training else 0.0)
     confidence = step_confidence(ev) * (0.5 + 0.25 * clamp((queued - QUEUED) / 0.3) + 0.25 * strength)
@@ -75,6 +80,8 @@ def evaluate_contended(ev):
         reason = (f"while the DataLoader at {where} makes batches ({they}), the training's own threads wait for a "
                   f"core {training:.0%} of the time they want one: compute slows although the loop waits for data "
                   f"only {ev.wait_share:.0%} of each step, so the input costs about {cost:.0%} of each step")
+    if ev.gpu and ev.gpu_util is not None:
+        reason += f"; the GPU idled {1 - ev.gpu_util:.0%} of the steps"
     return Finding(ID, cost, confidence, evidence, reason)
 
 

@@ -196,8 +196,11 @@ class Memory:
 class Device:
     """One CUDA device of one process: its streams' timelines, its copy engines and its memory."""
 
-    def __init__(self, spec, index: int = 0, clock=None, recorder=None, pid: int = 0):
+    def __init__(self, spec, index: int = 0, clock=None, recorder=None, pid: int = 0, time_scale: float = 1.0):
         self.spec = spec
+        # every device duration (kernels, their gaps, copies) times this: the machine's time scale,
+        # which keeps the device's pace against a simulated host slower than a real one
+        self.time_scale = time_scale
         self.index = index
         self.clock = clock or RealClock()
         self.recorder = recorder or NoRecorder()
@@ -224,7 +227,7 @@ class Device:
         peak = spec.tflops.get(dtype) or spec.tflops.get("float32") or 1.0
         share = efficiency(spec.conv_efficiency if conv and spec.conv_efficiency else spec.efficiency, dtype)
         seconds = max(flops / (peak * 1e12 * share), nbytes / spec.memory_bandwidth)
-        return max(spec.min_kernel_s, seconds * self.scale)
+        return max(spec.min_kernel_s, seconds * self.scale) * self.time_scale
 
     def sm_share(self, work_items: float, per_sm: float = 2048) -> float:
         """The share of the SMs a kernel keeps active: its work items over what the SMs hold at once."""
@@ -232,7 +235,7 @@ class Device:
 
     def sleep_seconds(self, cycles: int) -> float:
         """torch.cuda._sleep(cycles): a spin of that many cycles at the SM clock."""
-        return max(0, cycles) / (self.spec.clock_mhz * 1e6)
+        return max(0, cycles) / (self.spec.clock_mhz * 1e6) * self.time_scale
 
     # ---- queuing work
 
@@ -260,7 +263,7 @@ class Device:
         another starts `kernel_gap_s` after it ends (the device's own gap between kernels)."""
         now = self._admit(stream)
         behind = max(stream.tail, self.compute_tail)
-        start = max(now, behind + self.spec.kernel_gap_s) if behind > now else now
+        start = max(now, behind + self.spec.kernel_gap_s * self.time_scale) if behind > now else now
         end = start + seconds
         self.compute_tail = end
         self._queued(stream, end)
@@ -287,7 +290,7 @@ class Device:
         self.wait_until(stream.tail)
         now = self.clock.now()
         start = max(now, self.engines[engine])
-        end = start + self.spec.copy_latency_s + nbytes / bandwidth
+        end = start + (self.spec.copy_latency_s + nbytes / bandwidth) * self.time_scale
         self.engines[engine] = end
         self._queued(stream, end)
         self.recorder.add(start, end, 0.0, kind, nbytes)
@@ -298,7 +301,7 @@ class Device:
         """Queued after the stream's work on a copy engine; `hold`: the host waits for the stream."""
         now = self._admit(stream)
         start = max(now, stream.tail, self.engines[engine])
-        end = start + self.spec.copy_latency_s + nbytes / bandwidth
+        end = start + (self.spec.copy_latency_s + nbytes / bandwidth) * self.time_scale
         self.engines[engine] = end
         self._queued(stream, end)
         self.recorder.add(start, end, 0.0, kind, nbytes)

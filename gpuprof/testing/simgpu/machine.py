@@ -95,6 +95,11 @@ class Machine:
     # (cudaDeviceScheduleAuto spins while a process has fewer contexts than the machine has cores);
     # "sleep" leaves the core free, the default here, where CI's 2 cores run every scenario
     host_wait: str = "sleep"
+    # Every device duration (kernels, the gaps between them, copies, torch.cuda._sleep) times this.
+    # The simulated host spends longer per op than a real one (the face's own bookkeeping); slowing
+    # the device by the same factor keeps the two in a real machine's proportion, so a job bound by
+    # its GPU on a real machine is bound by it here. 1.0: the device's figures as measured.
+    time_scale: float = measured.SIMULATED_HOST_SLOWDOWN
     seed: str = "gpuprof-simgpu"
 
     def __post_init__(self):

@@ -32,21 +32,26 @@ class MetaCache:
 
     def call(self, func, args, kwargs, inplace: bool):
         """func(*args, **kwargs) on device tensors, from what the same signature gave before when known."""
+        return self.call_keyed(func, args, kwargs, inplace)[0]
+
+    def call_keyed(self, func, args, kwargs, inplace: bool):
+        """(the outcome `call` gives, the op's signature or None): the signature is handed back so the
+        kernel's cost can be kept by it too."""
         leaves = []
         try:
             key = self._signature(func, args, kwargs, leaves)
         except _NotKept:
-            return func(*args, **kwargs)
+            return func(*args, **kwargs), None
         entry = self.entries.get(key, self)
         if entry is None:
-            return func(*args, **kwargs)
+            return func(*args, **kwargs), key
         if entry is not self:
-            return self._replay(entry, leaves)
+            return self._replay(entry, leaves), key
         out = func(*args, **kwargs)
         if len(self.entries) >= _LIMIT:
             self.entries.clear()
         self.entries[key] = self._learn(out, leaves, inplace)
-        return out
+        return out, key
 
     # ---- signatures
 
@@ -70,16 +75,23 @@ class MetaCache:
 
     def _part(self, value, leaves):
         kind = type(value)
-        if kind in self.plain_types or isinstance(value, self.plain_types):
+        if kind in self.plain_types:
             return kind, value              # the type too: 1, 1.0 and True are equal keys but not equal ops
-        if isinstance(value, self.Tensor):
-            if not self.real_is_meta(value) or value.layout != self.strided or value.dtype.is_complex:
+        if kind is self.Tensor or isinstance(value, self.Tensor):
+            if not self.real_is_meta(value) or value.layout != self.strided:
                 raise _NotKept
-            layout = (value.shape, value.stride(), value.storage_offset(), value.dtype)
+            dtype = value.dtype
+            if dtype.is_complex:
+                raise _NotKept
+            layout = (value.shape, value.stride(), value.storage_offset(), dtype)
             leaves.append((value, layout))
             return layout
+        if kind is list or kind is tuple:
+            return kind, tuple([self._part(item, leaves) for item in value])
+        if isinstance(value, self.plain_types):
+            return kind, value
         if isinstance(value, (list, tuple)):
-            return kind, tuple(self._part(item, leaves) for item in value)
+            return kind, tuple([self._part(item, leaves) for item in value])
         raise _NotKept
 
     # ---- learning an outcome, and giving it again

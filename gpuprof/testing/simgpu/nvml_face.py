@@ -223,8 +223,12 @@ class NvmlFace(GpmQueries):
     def nvmlDeviceGetClockInfo(self, handle, type):
         target = self._board(handle)
         gpu = target.gpu
-        sm = (gpu.busy_sm_clock_mhz or gpu.max_sm_clock_mhz) if self._clocked_up(target) else gpu.idle_sm_clock_mhz
-        return self._clock_of(type, sm)
+        if self._clocked_up(target):
+            # a device in slow motion (Machine.time_scale) runs its kernels as at a clock that much lower
+            sm = (gpu.busy_sm_clock_mhz or gpu.max_sm_clock_mhz) / max(1.0, float(self.machine.time_scale or 1.0))
+        else:
+            sm = gpu.idle_sm_clock_mhz
+        return self._clock_of(type, int(round(sm)))
 
     def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
         target = self._board(handle)

@@ -92,7 +92,8 @@ class Runtime:
                     folder = spec.activity_dir(self.folder)
                     os.makedirs(folder, exist_ok=True)
                     recorder = Recorder(state.ActivityWriter(folder))
-                found = Device(spec, ordinal, self.clock, recorder, self.pid)
+                found = Device(spec, ordinal, self.clock, recorder, self.pid,
+                               time_scale=float(getattr(self.machine, "time_scale", 1.0) or 1.0))
                 found.note_memory()
                 self.devices[ordinal] = found
         return found

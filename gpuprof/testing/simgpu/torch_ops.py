@@ -24,6 +24,7 @@ METADATA_OPS = {"_unsafe_view", "lift_fresh", "lift_fresh_copy", "sym_size", "sy
                 "_reshape_alias", "is_pinned"}
 CONV_OPS = {"convolution", "_convolution", "cudnn_convolution", "convolution_overrideable", "convolution_backward",
             "_slow_conv2d_forward"}
+COSTS_KEPT = 50_000          # kernel costs kept; a program that keeps making new shapes starts over
 DTYPE_KEYS = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "int8": "int8",
               "uint8": "int8", "float64": "float64"}
 
@@ -59,6 +60,8 @@ class OpHandler:
         self.META = torch.device("meta")
         self.meta = MetaCache(torch)
         self.flop_counts = {}               # op signature -> flops
+        self.costs = {}                     # (signature, device, math modes) -> (seconds, SM share)
+        self.held = {}                      # weak reference to a live device storage -> [ordinal, bytes, pid]
 
     # ---- which ops do what
 
@@ -99,9 +102,10 @@ class OpHandler:
             kind = self._classify(func, special=False)
         tls = self.runtime.tls
         tls.inside = True
+        key = None
         try:
             if kind == FRESH or kind == INPLACE:
-                out = self.meta.call(func, args, kwargs, inplace=kind == INPLACE)
+                out, key = self.meta.call_keyed(func, args, kwargs, inplace=kind == INPLACE)
             else:
                 out = func(*args, **kwargs)
         finally:
@@ -119,7 +123,7 @@ class OpHandler:
             for tensor in outputs:
                 self.allocate(tensor, device)
         if kind != EMPTY:
-            self._launch(func, args, kwargs, out, outputs, device)
+            self._launch(func, args, kwargs, out, outputs, device, key)
         return out
 
     def _device_tensors(self, value) -> list:
@@ -159,7 +163,13 @@ class OpHandler:
         except Exception as error:
             raise self.torch.OutOfMemoryError(str(error)) from None
         held = storage._simgpu = [device.index, nbytes, os.getpid()]    # [ordinal, bytes, pid]
-        weakref.finalize(storage, self.runtime.freed, held).atexit = False
+        self.held[weakref.ref(storage, self._collected)] = held    # a plain weak reference: cheaper than finalize
+
+    def _collected(self, ref) -> None:
+        """A device storage was collected (in whatever thread collected it): its bytes go back."""
+        held = self.held.pop(ref, None)
+        if held is not None:
+            self.runtime.freed(held)
 
     def relocate(self, tensor, ordinal: int) -> None:
         """A storage that moved to another device (a copy between devices made on the source)."""
@@ -178,26 +188,43 @@ class OpHandler:
 
     # ---- kernels
 
-    def _launch(self, func, args, kwargs, out, outputs, device) -> None:
+    def _launch(self, func, args, kwargs, out, outputs, device, key=None) -> None:
+        """Queue the op's kernel. Its cost depends only on its signature, the device and the math
+        modes torch allows, so it is worked out once per signature (`key`, from the meta cache) and
+        kept: what the face costs the host per op stays near what a dispatch mode must cost."""
+        cost = None
+        if key is not None:
+            torch = self.torch
+            cost_key = (key, device.index, torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision())
+            cost = self.costs.get(cost_key)
+        if cost is None:
+            cost = self._cost(func, args, kwargs, out, outputs, device, key)
+            if key is not None:
+                if len(self.costs) >= COSTS_KEPT:
+                    self.costs.clear()
+                self.costs[cost_key] = cost
+        self.runtime.apply_frees()
+        device.kernel(self.runtime.current_stream(device.index), cost[0], cost[1])
+
+    def _cost(self, func, args, kwargs, out, outputs, device, key) -> tuple:
+        """(device seconds, SM share) of the op's kernel: its FLOPs at the math mode's rate and the
+        bytes its tensors hold at the memory bandwidth, the longer of the two."""
         nbytes = 0
         for tensor in self._all_tensors(args, outputs):
             nbytes += tensor.numel() * tensor.element_size()
         formula = self.flops.get(func._overloadpacket)
         first = outputs[0]
         if formula is not None:
-            flops = self._flops(func, formula, args, kwargs, out)
+            flops = self._flops(func, formula, args, kwargs, out, key)
             conv = func._schema.name.split("::")[-1] in CONV_OPS
             seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(first, conv), conv=conv)
-            share = device.sm_share(first.numel(), per_sm=128 * 128)
-        else:
-            seconds = device.kernel_seconds(0, nbytes)
-            share = device.sm_share(max(t.numel() for t in outputs))
-        self.runtime.apply_frees()
-        device.kernel(self.runtime.current_stream(device.index), seconds, share)
+            return seconds, device.sm_share(first.numel(), per_sm=128 * 128)
+        return device.kernel_seconds(0, nbytes), device.sm_share(max(t.numel() for t in outputs))
 
-    def _flops(self, func, formula, args, kwargs, out) -> float:
+    def _flops(self, func, formula, args, kwargs, out, key=None) -> float:
         """torch.utils.flop_counter's count for the op, remembered per signature (it reads shapes only)."""
-        key = self.meta.signature(func, args, kwargs)
+        if key is None:
+            key = self.meta.signature(func, args, kwargs)
         found = self.flop_counts.get(key) if key is not None else None
         if found is None:
             try:

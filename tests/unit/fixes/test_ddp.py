@@ -26,3 +26,11 @@ def test_data_parallel_without_gpus_is_not_estimated():
 def test_a_compute_bound_job_on_one_of_several_gpus_is_told_to_use_them_all():
     assert ddp.build(evidence(**gpu(gpu_count=4)), situation("compute"))["estimated_speedup"] == 0.9 * 4
     assert ddp.build(evidence(**gpu()), situation("compute")) is None
+
+
+def test_a_job_with_a_process_on_each_gpu_it_uses_is_not_told_to_use_ddp():
+    # Two ranks, each on its own GPU of two (one of them power-capped): nothing is idle to add.
+    assert ddp.build(evidence(**gpu(gpu_count=2, job_gpu_count=2)), situation("compute")) is None
+    assert ddp.build(evidence(**gpu(gpu_count=2, job_gpu_count=1), one_rank_of_many=True), situation("compute")) is None
+    built = ddp.build(evidence(**gpu(gpu_count=4, job_gpu_count=2)), situation("compute"))
+    assert built["estimated_speedup"] == 0.9 * 2 and "the job used 2; the other 2 stayed idle" in built["why"]

@@ -56,3 +56,16 @@ def test_a_compute_bound_cpu_run_is_advised_model_side_fixes_ranked_by_their_pri
     ids = [a["id"] for a in advice]
     assert ids[:2] == ["mixed-precision", "compile"] and "fused-optimizer" in ids
     assert all(a["estimated_speedup"] is None and a["prior"] for a in advice)
+
+
+def test_a_launch_bound_gpu_job_is_offered_cuda_graphs_and_a_fused_step_bounded_by_its_idle_gpu():
+    launch_bound = situation("host.overhead", 0.8)
+    run = evidence(wait_share=0.02, optimizer_share=0.3, model=on_cuda(optimizer={"class": "AdamW", "takes": ["fused", "foreach"]}), **gpu(gpu_util=0.2))
+    built = compile.build(run, launch_bound)
+    assert "mode='reduce-overhead'" in built["snippet"] and "CUDA graphs" in built["detail"]
+    assert "a kernel ran only 20% of the steps" in built["why"] and "at most 5.00x faster" in built["why"]
+    assert fused_optimizer.build(run, launch_bound)["change"] == {"optimizer_fused": True}
+    on_cpu = evidence(wait_share=0.02, optimizer_share=0.3, model=model())
+    assert compile.build(on_cpu, launch_bound) is None                     # no GPU: nothing launches kernels
+    ids = [a["id"] for a in advise(run, {"bottleneck": "host.overhead", "share": 0.8})]
+    assert "compile" in ids and "fused-optimizer" in ids
