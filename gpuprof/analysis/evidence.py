@@ -5,6 +5,7 @@ Pure: built from the `steps`, `dataloaders`, `system`, `copies`, `hdf5`, `enviro
 
 from dataclasses import dataclass, field
 
+from gpuprof.analysis.peaks import boost_clock
 from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus, job_sm_active, nvml_uuid
 
 INPUT_BOUND = 0.30          # data-wait share from which the verdict is an input bottleneck
@@ -79,7 +80,8 @@ class Evidence:
     gpu_name: str = None                  # the job's (first) GPU as NVML names it
     job_gpu_count: int = 0                # GPUs the job used (whole GPUs; MIG slices counted as such)
     one_rank_of_many: bool = False        # this is one trainer of a distributed job, analysed on its own
-    gpu_clock_share: float = None         # the job's GPUs' mean SM clock while busy over their top clock (lowest)
+    gpu_clock_share: float = None         # the job's GPUs' mean SM clock while busy over the clock their
+                                          # data sheet's peaks are stated at (else NVML's top clock); lowest
 
     @property
     def inline_producer(self) -> bool:
@@ -130,7 +132,7 @@ def gather(sections: dict) -> Evidence:
     ev.env_share = (ev.env or {}).get("share")
     ev.startup = sections.get("startup") or None
     ev.ddp_syncs_per_step = (sections.get("ddp_comm") or {}).get("syncs_per_step")
-    ev.one_rank_of_many = bool(sections.get("rank"))
+    ev.one_rank_of_many = bool(sections.get("rank") or sections.get("one_rank_of_many"))
     if loaders:
         ev.loader = loaders[0]
         _read_producer(ev, ev.loader.get("producer") or {})
@@ -239,7 +241,8 @@ def _read_gpus(ev: Evidence, gpus: list, cuda_devices) -> None:
     ev.gpu_sm_active = job_sm_active(gpus)
     ev.gpu_figures = gpu_figures(gpus, whole, cuda_devices)
     ev.gpu_name = next((g.get("name") for g in used if g.get("name")), None)
-    clocks = [g["sm_clock_mhz"] / g["sm_clock_max_mhz"] for g in used if g.get("sm_clock_mhz") and g.get("sm_clock_max_mhz")]
+    clocks = [g["sm_clock_mhz"] / (boost_clock(g.get("name")) or g["sm_clock_max_mhz"]) for g in used
+              if g.get("sm_clock_mhz") and (g.get("sm_clock_max_mhz") or boost_clock(g.get("name")))]
     ev.gpu_clock_share = min(1.0, min(clocks)) if clocks else None
     frees = [1 - g["mem_used_max_bytes"] / g["mem_total_bytes"] for g in used
              if g.get("mem_used_max_bytes") and g.get("mem_total_bytes")]

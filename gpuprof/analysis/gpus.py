@@ -136,21 +136,38 @@ def _noted(gpus: list) -> list:
     return marked or [g for g in gpus if g.get("job") is None]
 
 
+def slowdown(gpu: dict):
+    """{label, clock_mhz, top_mhz, reasons: {reason: share of busy samples}} for a device that ran
+    measurably below its top SM clock while busy with a slowdown reason held in a tenth of its busy
+    samples; None otherwise (idle samples say nothing about it)."""
+    top, mean = gpu.get("sm_clock_max_mhz"), gpu.get("sm_clock_mhz")
+    held = {k: v for k, v in (gpu.get("slowdowns") or {}).items() if v >= SLOWDOWN_HELD and k in SLOWDOWNS}
+    if not held or not top or mean is None or mean >= SLOWER_CLOCK * top:
+        return None
+    return {"label": gpu.get("label") or gpu_label(gpu), "clock_mhz": round(mean), "top_mhz": round(top),
+            "reasons": dict(sorted(held.items(), key=lambda i: -i[1]))}
+
+
+def slowdown_words(slow: dict) -> str:
+    """'GPU 1 ran at 560 of its 792 MHz SM clock on average while busy (the software power cap 100%
+    of its busy samples)'."""
+    reasons = ", ".join(f"{SLOWDOWNS[k]} {v:.0%}" for k, v in slow["reasons"].items())
+    return (f"{slow['label']} ran at {slow['clock_mhz']:.0f} of its {slow['top_mhz']:.0f} MHz SM clock on average "
+            f"while busy ({reasons} of its busy samples)")
+
+
 def slowdown_notes(gpus: list) -> list:
-    """A device that ran measurably below its top SM clock while busy, with a slowdown reason held
-    in a tenth of its busy samples; idle samples say nothing about it."""
+    """A device that ran measurably below its top SM clock while busy (`slowdown`)."""
     notes = []
     for gpu in _noted(gpus):
-        top, mean = gpu.get("sm_clock_max_mhz"), gpu.get("sm_clock_mhz")
-        held = {k: v for k, v in (gpu.get("slowdowns") or {}).items() if v >= SLOWDOWN_HELD}
-        if not held or not top or mean is None or mean >= SLOWER_CLOCK * top:
+        slow = slowdown(gpu)
+        if slow is None:
             continue
-        reasons = ", ".join(f"{SLOWDOWNS[k]} {v:.0%}" for k, v in sorted(held.items(), key=lambda i: -i[1]))
+        held = slow["reasons"]
         check = " and ".join(part for part, wanted in (
             ("cooling (nvidia-smi -q -d TEMPERATURE)", any(k in THERMAL for k in held)),
             ("the power limit (nvidia-smi -q -d POWER)", any(k not in THERMAL for k in held))) if wanted)
-        notes.append(f"{gpu.get('label') or gpu_label(gpu)} ran at {mean:.0f} of its {top:.0f} MHz SM clock on "
-                     f"average while busy ({reasons} of its busy samples): every step is slower for it; check {check}")
+        notes.append(f"{slowdown_words(slow)}: every step is slower for it; check {check}")
     return notes
 
 

@@ -41,6 +41,22 @@ KNOWN = (
     (r"RTX 4090", "GeForce RTX 4090", {"FP32": 82.6, "TF32": 82.6, "BF16": 165.2, "FP16": 165.2, "FP8": 330.3}),
 )
 
+#: The boost SM clock (MHz) each data sheet's peaks are stated at, same patterns: a GPU whose clock ran
+#: lower while busy (a power cap, heat) reaches the peaks times the ratio. Data sheets as above; the
+#: V100 and T4 sheets' boost clocks (1530, 1590), RTX 4090's 2520 from the Ada whitepaper.
+BOOST_MHZ = ((r"H100.*NVL", 1785), (r"H100.*PCI", 1755), (r"H100", 1980), (r"H200.*NVL", 1785), (r"H200", 1980),
+             (r"A100", 1410), (r"L40S", 2520), (r"\bL4\b", 2040), (r"\bA10\b", 1695), (r"V100", 1530),
+             (r"\bT4\b", 1590), (r"RTX 4090", 2520))
+
+
+def boost_clock(device_name: str):
+    """The SM clock (MHz) the data sheet's peaks for this device are stated at, or None."""
+    for pattern, mhz in BOOST_MHZ:
+        if device_name and re.search(pattern, device_name):
+            return mhz
+    return None
+
+
 DTYPE_KEYS = {"float64": "FP64", "float32": "FP32", "bfloat16": "BF16", "float16": "FP16",
               "float8_e4m3fn": "FP8", "float8_e5m2": "FP8"}
 

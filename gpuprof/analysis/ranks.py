@@ -97,6 +97,7 @@ def rank_row(trainer: dict, sections: dict, verdict: dict) -> dict:
         "loaders": loaders,
         "producers_cpu_s": round(sum(l.get("cpu_s") or 0.0 for l in loaders), 3),
         "verdict": {k: verdict.get(k) for k in ("bottleneck", "share", "confidence", "reason", "summary")},
+        **({"device_comm_share": _device_comm_share(sections)} if _device_comm_share(sections) is not None else {}),
     }
 
 
@@ -112,6 +113,7 @@ def judge(rows: list) -> dict:
     for row in usable:
         shares = row["shares"]
         waiting = (shares.get("collective") or 0.0) + max((_backward(row) or 0.0) - fastest_backward, 0.0)
+        waiting = max(waiting, row.get("device_comm_share") or 0.0)
         row["waiting_share"] = round(min(waiting, 1.0), 4)
         row["own_step_s"] = row["mean_step_s"] * (1.0 - row["waiting_share"])
     slowest = max(usable, key=lambda r: r["own_step_s"])
@@ -125,6 +127,14 @@ def judge(rows: list) -> dict:
     return {"headline_rank": slowest["rank"], "straggler": straggler,
             "speedup_if_median": round(slowest["own_step_s"] / typical, 3) if typical else None,
             "same_bottleneck": bottlenecks.pop() if len(bottlenecks) == 1 else None}
+
+
+def _device_comm_share(sections: dict):
+    """The share of a GPU rank's step its exposed all-reduce took on the device (DDP's own CUDA-event
+    timing), where DDP gave it: a rank whose GPU finished first waits inside NCCL's kernels for the
+    others while its host has long run ahead, so the host's own clocks and stacks do not see it."""
+    comm = sections.get("ddp_comm") or {}
+    return comm.get("exposed_comm_share") if comm.get("device_timed") else None
 
 
 def _backward(row: dict):

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuprof.analysis.batch_parts import NOTABLE_SHARE, collate_words
+from gpuprof.analysis.gpus import slowdown_words
 from gpuprof.render.console_layout import hanging
 from gpuprof.render.copies_text import copies_rows
 from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
@@ -103,7 +104,8 @@ def straggler_evidence(job: dict) -> str:
             + (f"its DataLoader producers used {seconds(s.get('producers_cpu_s'))} of CPU against "
                f"{seconds(s.get('others_producers_cpu_s'))}; " if s.get("producers_cpu_s") or s.get("others_producers_cpu_s")
                else "")
-            + f"the others wait for it {pct(s.get('others_waiting_share'))} of their step")
+            + f"the others wait for it {pct(s.get('others_waiting_share'))} of their step"
+            + (f"; {slowdown_words(s['gpu_slowdown'])}: the likely cause" if s.get("gpu_slowdown") else ""))
 
 
 def loader_tables(report: dict):

@@ -29,6 +29,8 @@ from gpuprof.reporting.environment_note import environment_notes
 from gpuprof.analysis.startup import startup_section
 from gpuprof.analysis.spikes import describe as describe_spikes, memory_stalls_in_slow_steps, slow_step_function
 from gpuprof.analysis import job_gpus as job_gpu_rules
+from gpuprof.analysis import gpus as gpu_rules
+from gpuprof.analysis.job_gpus import nvml_uuid
 from gpuprof.analysis.system import cores_busy_between, summarize_system
 from gpuprof.analysis.self_cost import self_cost_section
 from gpuprof.record.schema import REPORT_FORMAT
@@ -253,10 +255,28 @@ def _memory_section(groups: list, probes: dict, system: dict, meta: dict) -> dic
 def _job_ranks(groups: list, meta: dict, sections: dict, memory: dict, system: dict, cuda_devices, gpus: list):
     """A distributed job's ranks judged each on its own sections, rows naming their GPUs (None for one process)."""
     ranks = judge_ranks(groups, meta, lambda trainer: dict(
-        sections, probe_gap=None, memory=rank_memory(memory), system=rank_system(system, trainer, cuda_devices)))
+        sections, probe_gap=None, memory=rank_memory(memory), system=rank_system(system, trainer, cuda_devices),
+        one_rank_of_many=True))
     if ranks is not None and cuda_devices:
         ranks["rows"] = [dict(row, gpus=job_gpu_rules.rank_gpus(row, cuda_devices, gpus)) for row in ranks["rows"]]
+        straggler = (ranks.get("job") or {}).get("straggler")
+        if straggler:
+            slow = _straggler_gpu_slowdown(straggler, ranks["rows"], gpus)
+            if slow:
+                straggler["gpu_slowdown"] = slow
     return ranks
+
+
+def _straggler_gpu_slowdown(straggler: dict, rows: list, gpus: list):
+    """The straggler's GPU held below its top clock (a power cap, heat): the likely cause, or None."""
+    row = next((r for r in rows if r["rank"] == straggler["rank"]), {})
+    mine = {g.get("uuid") for g in row.get("gpus") or []}
+    for gpu in gpus or []:
+        if nvml_uuid(gpu.get("uuid")) in mine:
+            slow = gpu_rules.slowdown(gpu)
+            if slow:
+                return slow
+    return None
 
 
 def _with_headline_rank(probes: dict, ranks: dict) -> dict:
@@ -376,7 +396,7 @@ def probe_sections(groups: list, meta: dict) -> tuple:
         "cuda_devices": analyse_devices(groups),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
         **analyse_environment(kind(kinds.ENV), kind(kinds.ENV_STEPS), steps, kind(kinds.ROLLOUT)),
-        **_ddp_section(kind(kinds.DDP_COMM), steps),
+        **_ddp_section(kind(kinds.DDP_COMM), steps, on_gpu=_model_on_gpu(kind(kinds.MODEL), steps)),
         **startup_section(kind(kinds.STARTUP_SAMPLES), meta, steps),
         "model": _model_section(kind(kinds.MODEL), steps),
         "frameworks": {"data_parallel": bool(kind(kinds.DATA_PARALLEL)),
@@ -413,9 +433,15 @@ def _model_section(events: list, steps: dict):
     return {k: v for k, v in mine[0].items() if k not in ("k", "t", "pid")}
 
 
-def _ddp_section(events: list, steps: dict) -> dict:
+def _model_on_gpu(events: list, steps: dict) -> bool:
+    model = _model_section(events, steps) or {}
+    return str(model.get("device") or "").startswith("cuda")
+
+
+def _ddp_section(events: list, steps: dict, on_gpu: bool = False) -> dict:
     """{"ddp_comm": DDP's own timing of its gradient all-reduce, per step} for the stepping process,
-    when DDP noted it; empty otherwise."""
+    when DDP noted it; empty otherwise. On a GPU DDP times the device with CUDA events while the host
+    runs ahead and waits at its syncs, so the exposed all-reduce is a share of the mean step itself."""
     mine = [e for e in events if e.get("pid") == steps.get("pid")] or events
     if not mine:
         return {}
@@ -429,11 +455,15 @@ def _ddp_section(events: list, steps: dict) -> dict:
     shares = (steps.get("sampled") or {}).get("shares") or {}
     in_model = (shares.get("forward") or 0.0) + (shares.get("backward") or 0.0)
     share = exposed / model_part * (in_model or 1.0) if model_part > 0 else None
+    device_timed = bool(on_gpu and steps.get("mean_step_s"))
+    if device_timed:
+        share = exposed / steps["mean_step_s"]
     syncs = syncs_per_step(mine)
     return {"ddp_comm": {"comm_s": comm, "overlap_s": overlap, "exposed_comm_s": round(exposed, 6),
                          "forward_s": event.get("forward_s"), "backward_compute_s": event.get("backward_compute_s"),
                          "exposed_comm_share": round(min(share, 1.0), 4) if share is not None else None,
-                         **({"syncs_per_step": syncs} if syncs else {})}}
+                         **({"syncs_per_step": syncs} if syncs else {}),
+                         **({"device_timed": True} if device_timed else {})}}
 
 
 def judge_ranks(groups: list, meta: dict, context_of):

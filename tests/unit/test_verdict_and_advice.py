@@ -374,3 +374,15 @@ def test_a_producer_whose_tensor_work_runs_on_intra_op_threads_is_cpu_bound_not_
     verdict, _ = judge(data)
     assert verdict["bottleneck"] == "input.cpu"
     assert verdict["evidence"]["producer_time_split"]["computing"] > 0.9
+
+
+def test_the_clock_share_is_against_the_clock_the_data_sheet_states_its_peaks_at():
+    # NVML's top clock may itself be held low (a simulated device in slow motion reads 792 of 792 MHz);
+    # an H100's data-sheet peaks are at 1980 MHz, so it computes at 40% of them.
+    def share(name, clock, top):
+        gpus = [{"name": name, "util_gpu": 0.97, "sm_clock_mhz": clock, "sm_clock_max_mhz": top,
+                 "mem_used_max_bytes": 20e9, "mem_total_bytes": 80e9}]
+        return classify(sections(wait=0.02, gpus=gpus))["evidence"].gpu_clock_share
+    assert share("NVIDIA H100 80GB HBM3", 792, 792) == pytest.approx(0.4)
+    assert share("NVIDIA H100 80GB HBM3", 1980, 1980) == pytest.approx(1.0)
+    assert share("Some GPU", 900, 1800) == pytest.approx(0.5)          # no data sheet: NVML's top clock

@@ -270,6 +270,24 @@ class Device:
         self.recorder.add(start, end, sm_active, state.KERNEL, 0)
         return start, end
 
+    def stream_ready(self, stream: Stream) -> float:
+        """When work queued on `stream` now would start: its tail, or now."""
+        return max(self.clock.now(), stream.tail, self.compute_tail if stream.tail > self.clock.now() else 0.0)
+
+    def collective(self, stream: Stream, everyone_ready: float, link_bytes: float, sm_active: float) -> tuple:
+        """An NCCL collective queued on `stream`: it runs from when this stream reaches it, waits
+        inside for the last rank (`everyone_ready`), then moves `link_bytes` over the GPU's link after
+        a fixed latency. Returns (start, end); the host does not wait."""
+        now = self._admit(stream)
+        behind = max(stream.tail, self.compute_tail)
+        start = max(now, behind + self.spec.kernel_gap_s * self.time_scale) if behind > now else now
+        end = max(start, everyone_ready) + (self.spec.collective_latency_s
+                                            + link_bytes / self.spec.link_bandwidth) * self.time_scale
+        self.compute_tail = end
+        self._queued(stream, end)
+        self.recorder.add(start, end, sm_active, state.KERNEL, 0)
+        return start, end
+
     def copy_to_device(self, stream: Stream, nbytes: int, pinned: bool, non_blocking: bool) -> tuple:
         """A host-to-device copy; returns (start, end) and leaves the host where CUDA leaves it."""
         if not pinned:

@@ -43,6 +43,8 @@ class DeviceSpec:
     pageable_d2h_bandwidth: float = None
     copy_latency_s: float = 0.0
     kernel_gap_s: float = 0.0
+    link_bandwidth: float = 360e9           # bytes/s a collective moves through each GPU's NVLink
+    collective_latency_s: float = 15e-6     # a collective's fixed cost
 
     @property
     def is_mig(self) -> bool:
@@ -65,7 +67,8 @@ def whole_gpu(gpu, nvml_index: int) -> DeviceSpec:
                       pageable_copy_bandwidth=gpu.pageable_copy_bandwidth, copy_engines=gpu.copy_engines,
                       min_kernel_s=gpu.min_kernel_s, context_bytes=gpu.context_bytes,
                       conv_efficiency=_frozen(gpu.conv_efficiency), pageable_d2h_bandwidth=gpu.pageable_d2h_bandwidth,
-                      copy_latency_s=gpu.copy_latency_s, kernel_gap_s=gpu.kernel_gap_s)
+                      copy_latency_s=gpu.copy_latency_s, kernel_gap_s=gpu.kernel_gap_s,
+                      link_bandwidth=gpu.link_bandwidth, collective_latency_s=gpu.collective_latency_s)
 
 
 def _frozen(value):

@@ -70,6 +70,11 @@ class Gpu:
     gpm: bool = True                       # GPU Performance Monitoring (Hopper and later)
     fail_after_reads: int = -1             # NVML calls on this GPU fail (GPU lost) after so many reads
     pcie_generation: int = 5
+    # Collectives among GPUs (simulated NCCL, collectives.py): the bus bandwidth an all-reduce reaches
+    # through each GPU's NVLink, an assumption: 80% of NVLink 4's 450 GB/s each way (the H100 SXM data
+    # sheet's 900 GB/s is both directions), nccl-tests' "bus bandwidth" measure; and a fixed cost each
+    link_bandwidth: float = 360e9
+    collective_latency_s: float = 15e-6
 
 
 def h200(**overrides) -> Gpu:

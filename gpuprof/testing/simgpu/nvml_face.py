@@ -216,16 +216,19 @@ class NvmlFace(GpmQueries):
 
     # -- clocks ----------------------------------------------------------------------------------
 
+    def _slow_motion(self) -> float:
+        """A device in slow motion (Machine.time_scale) runs as one clocked that much lower."""
+        return max(1.0, float(self.machine.time_scale or 1.0))
+
     def nvmlDeviceGetMaxClockInfo(self, handle, type):
         gpu = self._board(handle).gpu
-        return self._clock_of(type, gpu.max_sm_clock_mhz)
+        return self._clock_of(type, int(round(gpu.max_sm_clock_mhz / self._slow_motion())))
 
     def nvmlDeviceGetClockInfo(self, handle, type):
         target = self._board(handle)
         gpu = target.gpu
         if self._clocked_up(target):
-            # a device in slow motion (Machine.time_scale) runs its kernels as at a clock that much lower
-            sm = (gpu.busy_sm_clock_mhz or gpu.max_sm_clock_mhz) / max(1.0, float(self.machine.time_scale or 1.0))
+            sm = (gpu.busy_sm_clock_mhz or gpu.max_sm_clock_mhz) / self._slow_motion()
         else:
             sm = gpu.idle_sm_clock_mhz
         return self._clock_of(type, int(round(sm)))

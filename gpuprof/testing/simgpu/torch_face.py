@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 
-from . import cuda_api, torch_autocast
+from . import collectives, cuda_api, torch_autocast
 from .machine import load
 from .runtime import InvalidDevice, Runtime
 from .torch_ops import OpHandler
@@ -84,6 +84,7 @@ class TorchFace:
         self._patch_cuda()
         self._patch_accelerator()
         self._patch_tensor()
+        collectives.install(torch, self)
         self.enter_modes()
         self._follow_threads()
         os.register_at_fork(after_in_child=self.runtime.after_fork_in_child)
@@ -436,6 +437,13 @@ def _mode_classes(torch, face):
             return False        # torch would wrap the handler for dynamo, importing it on first use
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if function_mode_on():
+                # an op torch's C++ issued itself (DDP's reducer): the function mode is still on, and
+                # the device side must see tensors as they are
+                with disabled_functions():
+                    return face.ops.dispatch(func, args, kwargs or {})
             return face.ops.dispatch(func, args, kwargs or {})
 
+    function_mode_on = torch._C._is_torch_function_mode_enabled
+    disabled_functions = torch._C.DisableTorchFunction
     return SimulatedCudaFunctions, SimulatedCudaDevice
