@@ -78,8 +78,24 @@ def _rounded(value, digits=6):
     return round(value, digits) if value is not None else None
 
 
-def analyse_copies(events, steps: dict = None) -> dict:
-    """The copies section for the training process (`steps["pid"]`) against its steps' window."""
+def copied_values(events, steps: dict = None):
+    """What the first large float copies of the training process held: {dtype, shape, where,
+    uint8_candidate, uint8_form, looked_at} with `uint8_candidate` only when every one looked at could
+    travel as uint8; None where none was looked at."""
+    pid = (steps or {}).get("pid")
+    own = [e for e in events or [] if pid is None or e.get("pid") == pid]
+    if not own:
+        return None
+    first = max(own, key=lambda e: e.get("bytes") or 0)
+    forms = {e.get("uint8_form") for e in own}
+    return {"dtype": first.get("dtype"), "shape": first.get("shape"), "where": first.get("where"),
+            "uint8_candidate": all(e.get("uint8_candidate") for e in own),
+            "uint8_form": first.get("uint8_form") if len(forms) == 1 else None, "looked_at": len(own)}
+
+
+def analyse_copies(events, steps: dict = None, values=None) -> dict:
+    """The copies section for the training process (`steps["pid"]`) against its steps' window; with
+    `values` (COPY_VALUES events), what its large float copies held."""
     if not events:
         return dict(EMPTY)
     steps = steps or {}
@@ -111,6 +127,9 @@ def analyse_copies(events, steps: dict = None) -> dict:
                        "seconds": _rounded(inside["pin_s"])},
         "outside_steps": {"count": int(round(outside["n"])), "bytes": int(round(outside["bytes"]))},
     }
+    held = copied_values(values, steps)
+    if held is not None:
+        out["values"] = held
     if others:
         out["other_processes"] = {"processes": len({e.get("pid") for e in others}),
                                   "count": sum(e.get("n") or 0 for e in others),

@@ -26,6 +26,15 @@ def compare(expect, report: dict, machine, expected_uuid=None) -> list:
         ids = fields.advice_ids(report)
         missing = [f for f in expect.fixes if f not in ids]
         checks.append(Check("fixes", ", ".join(expect.fixes), ", ".join(ids) or "no advice", not missing))
+    if expect.no_fixes:
+        ids = fields.advice_ids(report)
+        present = [f for f in expect.no_fixes if f in ids]
+        checks.append(Check("no fixes", "none of " + ", ".join(expect.no_fixes), ", ".join(present) or "none of them",
+                            not present))
+    if expect.straggler is not None:
+        found = fields.straggler_rank(report)
+        checks.append(Check("straggler", f"rank {expect.straggler}", "none named" if found is None else f"rank {found}",
+                            found == expect.straggler))
     if expected_uuid:
         job = fields.job_gpus(report)
         checks.append(Check("job's GPU", label(machine, expected_uuid),

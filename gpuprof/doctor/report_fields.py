@@ -15,6 +15,12 @@ def advice_ids(report: dict) -> list:
     return [a.get("id") for a in report.get("advice") or [] if a.get("id")]
 
 
+def straggler_rank(report: dict):
+    """The rank a distributed job's report names as holding the others back, or None."""
+    straggler = (report.get("job") or {}).get("straggler") or {}
+    return straggler.get("rank")
+
+
 def notes(report: dict) -> list:
     return [n for n in report.get("notes") or [] if isinstance(n, str)]
 

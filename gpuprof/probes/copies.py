@@ -54,6 +54,13 @@ class CudaSeam:
         return bool(compiler is not None and compiler.is_compiling())
 
 
+#: Float copies at least this large have their values looked at (a sample, `batch_facts`): data of
+#: 8-bit values copied as float32 could travel as uint8, 4 times fewer bytes.
+UINT8_TEST_BYTES = 1 << 20
+#: Copies looked at per process: the first ones of a loop, which repeats the same kind of copy.
+UINT8_TESTS = 4
+
+
 def _empty_totals() -> dict:
     return {"n": 0, "bytes": 0, "pageable_bytes": 0, "pinned_bytes": 0, "non_blocking": 0, "small": 0,
             "host_s": 0.0, "gpu_s": 0.0, "timed": 0, "timed_bytes": 0, "timed_host_s": 0.0, "wait_s": 0.0,
@@ -67,7 +74,23 @@ class CopyTally:
         self.seam = seam
         self.emit = emit or boot.emit
         self.pending = []         # (start event, end event, bytes, host seconds, holds the host, made at)
+        self.uint8_tests = 0      # large float copies whose values were looked at
         self.reset()
+
+    def look_at_values(self, tensor, torch) -> None:
+        """For the first few large float copies: could their values travel as uint8? Emitted at once
+        (a few events a run), with the line that copied them."""
+        if self.uint8_tests >= UINT8_TESTS or not tensor.is_floating_point() \
+                or tensor.numel() * tensor.element_size() < UINT8_TEST_BYTES or tensor.layout != torch.strided:
+            return
+        self.uint8_tests += 1
+        from .batch_facts import _uint8_test
+        from .where import locate
+        with torch.no_grad():
+            found = _uint8_test(tensor, torch)
+        self.emit({"k": kinds.COPY_VALUES, "t": time.monotonic(), "dtype": str(tensor.dtype).replace("torch.", ""),
+                   "shape": list(tensor.shape), "bytes": int(tensor.numel() * tensor.element_size()),
+                   "where": locate().get("where"), **found})
 
     def reset(self) -> None:
         self.totals = _empty_totals()
@@ -267,6 +290,10 @@ def _timed_copy(original, tally, tensor, args, kwargs, non_blocking, target_of):
         pinned = tensor.is_pinned() if seam.is_initialized() else None
         tally.copy(tensor.numel() * tensor.element_size(), str(tensor.dtype).replace("torch.", ""),
                    pinned, non_blocking, host_s, events, at=start)
+    except Exception:
+        pass
+    try:
+        tally.look_at_values(tensor, seam.torch)
     except Exception:
         pass
     return result

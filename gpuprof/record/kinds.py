@@ -60,6 +60,8 @@ KINDS = _declare(
     Kind("h5read", "reads of an HDF5 data set, tallied: reads, chunks touched, opens"),
     Kind("data_parallel", "nn.DataParallel in use, and where"),
     Kind("rank", "the process's rank in a torch.distributed job"),
+    Kind("copy_values", "one of the first large float copies to a GPU, its values sampled: dtype, shape, bytes, "
+                        "the line that copied it, and whether every value fits a byte (uint8_candidate, uint8_form)"),
     Kind("ddp_comm", "DistributedDataParallel's own timing at exit, per sampled iteration: forward, backward "
                      "compute, the gradient all-reduce, and the part of it overlapped with backward compute"),
     Kind("model", "the trained model, once: its class, the line calling it, parameter dtypes and device, autocast, "
@@ -112,6 +114,7 @@ COPIES, H5DATASET, H5READ, DATA_PARALLEL, RANK = "copies", "h5dataset", "h5read"
 MEMORY_ANATOMY, EXCEPTION, STACK_SAMPLES, STEP_LIMIT = "memory_anatomy", "exception", "stack_samples", "step_limit"
 SELF_COST = "self_cost"
 IMPORT_ERROR, THREAD_CPU, DDP_COMM = "import_error", "thread_cpu", "ddp_comm"
+COPY_VALUES = "copy_values"
 VARIANT, VARIANT_SERVING, FILES_READ = "variant", "variant_serving", "files_read"
 AUGMENTATION = "augmentation"
 IMAGE_SIZES = "image_sizes"

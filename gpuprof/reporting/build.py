@@ -392,7 +392,7 @@ def probe_sections(groups: list, meta: dict) -> tuple:
     return ({
         "steps": steps,
         "dataloaders": dataloaders,
-        "copies": analyse_copies(kind(kinds.COPIES), steps),
+        "copies": analyse_copies(kind(kinds.COPIES), steps, kind(kinds.COPY_VALUES)),
         "cuda_devices": analyse_devices(groups),
         "hdf5": analyse_hdf5(kind(kinds.H5DATASET), kind(kinds.H5READ)),
         **analyse_environment(kind(kinds.ENV), kind(kinds.ENV_STEPS), steps, kind(kinds.ROLLOUT)),

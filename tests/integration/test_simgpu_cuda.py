@@ -327,3 +327,24 @@ def test_the_users_own_sitecustomize_still_runs(tmp_path):
     assert got.returncode == 0, got.stderr
     assert got.stdout.split() == ["ran", "True"]
 
+
+
+TESTS_ON_ZEROS = """
+import json
+import torch
+x = torch.randn(8, device="cuda")
+loss = (x * 2).sum()
+print(json.dumps({"finite": bool(torch.isfinite(loss)), "all_finite": bool(torch.isfinite(x).all()),
+                  "any_nan": bool(torch.isnan(x).any()), "not_finite": bool(~torch.isfinite(loss)),
+                  "positive": bool(x.sum() > 0), "below": bool(loss < 1.5), "loss": loss.item()}))
+"""
+
+
+def test_tests_on_device_values_answer_as_they_do_on_zeros(tmp_path):
+    """Device tensors hold zeros: a NaN check or an early stop reads what zeros give (finite, not
+    NaN, not above zero), not a blanket False that would stop a loop that checks for NaN."""
+    folder = Machine(gpus=[Gpu()]).create(str(tmp_path / "machine"))
+    got = plain(write(tmp_path, "tests.py", TESTS_ON_ZEROS), cwd=tmp_path, env=environment(folder))
+    assert got.returncode == 0, got.stderr
+    assert last_json(got.stdout) == {"finite": True, "all_finite": True, "any_nan": False, "not_finite": False,
+                                     "positive": False, "below": True, "loss": 0.0}

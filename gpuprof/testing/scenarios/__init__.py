@@ -27,6 +27,8 @@ class Expect:
     no_note: str = None                 # a phrase no report note may contain
     note: str = None                    # a phrase some report note must contain
     uuid: str = None                    # the job's GPU by UUID placeholder ("{mig:0:1}"), where `gpu` cannot say
+    no_fixes: tuple = ()                # ids that must not be among the advice
+    straggler: int = None               # the rank the report must name as the job's straggler
 
 
 @dataclass
@@ -122,6 +124,27 @@ def _scenarios() -> list:
         Scenario("two-ranks-two-gpus", "two_ranks.py", Expect(COMPUTE.id, gpus_per_rank={0: 0, 1: 1}),
                  machine=Machine(gpus=_gpus(2)), launcher=torchrun,
                  what="torchrun with two ranks, each on its own GPU"),
+        # Programs as users write them; each docstring argues what a real H100 shows.
+        Scenario("resnet-workers-pinned", "resnet_workers.py", Expect(COMPUTE.id), real=True,
+                 what="a ResNet-18 on CIFAR-size images, 2 workers, pinned non-blocking copies"),
+        Scenario("resnet-heavy-augmentation", "resnet_workers.py", Expect(INPUT_CPU.id),
+                 args=("--augment", "heavy", "--steps", "12"),
+                 what="the same with per-sample colour jitter and blur in numpy"),
+        Scenario("mlp-adam-item", "mlp_adam_item.py", Expect(HOST_OVERHEAD.id, fixes=("compile",)), real=True,
+                 what="a small MLP with Adam and .item() every step: launch-bound"),
+        Scenario("float-pixels-pageable", "float_pixels_pageable.py",
+                 Expect(TRANSFER_H2D.id, fixes=("uint8-transfer", "pin-memory")), real=True,
+                 what="8-bit pixels held as float32, sliced and copied pageable without a DataLoader"),
+        Scenario("wide-mlp-item", "wide_mlp_item.py", Expect(COMPUTE.id, fixes=("tf32", "mixed-precision")), real=True,
+                 what="a wide float32 MLP with .item() every step: the sync costs nothing notable"),
+        Scenario("ddp-power-capped", "ddp_ranks.py", Expect(straggler=1, no_fixes=("ddp",)),
+                 machine=Machine(gpus=[Gpu(), Gpu(busy_sm_clock_mhz=1400, busy_clock_reasons=0x4)]),
+                 launcher=torchrun,
+                 what="two DDP ranks over NCCL, the second GPU power-capped: that rank is the straggler"),
+        Scenario("gpt-fp32", "gpt.py", Expect(COMPUTE.id, fixes=("tf32", "mixed-precision")), real=True,
+                 what="a 134M-parameter GPT in float32"),
+        Scenario("gpt-bf16", "gpt.py", Expect(COMPUTE.id), args=("--precision", "bf16"), real=True,
+                 what="the same GPT under bf16 autocast"),
     ]
 
 

@@ -73,6 +73,7 @@ class TorchFace:
             if function is not None:
                 self.handlers[function] = self._data_factory
         self.handlers[torch.Tensor.new_tensor] = self._data_factory
+        self.handlers[torch._C._nn._parse_to] = self._parse_to
         self.resolved = {}
         self.function_mode_class, self.dispatch_mode_class = _mode_classes(torch, self)
 
@@ -403,6 +404,18 @@ class TorchFace:
         if self.real_is_meta(tensor):
             raise TypeError(f"can't convert {tensor.device} device type tensor to numpy. Use Tensor.cpu() to copy "
                             "the tensor to host memory first.")
+        return func(*args, **kwargs)
+
+    def _parse_to(self, func, args, kwargs):
+        """`module.to(local_rank)`: a bare index names the accelerator's device, which torch's CPU
+        build has none of; here it is that CUDA device."""
+        def named(device):
+            return self.torch.device("cuda", device) if isinstance(device, int) and not isinstance(device, bool) \
+                else device
+        if args:
+            args = (named(args[0]),) + tuple(args[1:])
+        if "device" in kwargs:
+            kwargs = dict(kwargs, device=named(kwargs["device"]))
         return func(*args, **kwargs)
 
     def _deepcopy(self, func, args, kwargs):

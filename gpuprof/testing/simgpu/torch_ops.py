@@ -24,9 +24,26 @@ METADATA_OPS = {"_unsafe_view", "lift_fresh", "lift_fresh_copy", "sym_size", "sy
                 "_reshape_alias", "is_pinned"}
 CONV_OPS = {"convolution", "_convolution", "cudnn_convolution", "convolution_overrideable", "convolution_backward",
             "_slow_conv2d_forward"}
+TESTS_REDUCED = {"all", "any"}  # reductions of a test that keep its one value
+_UNKNOWN = object()
 COSTS_KEPT = 50_000          # kernel costs kept; a program that keeps making new shapes starts over
 DTYPE_KEYS = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "int8": "int8",
               "uint8": "int8", "float64": "float64"}
+
+
+def _tf32(settings, older, default: bool) -> bool:
+    """Whether float32 work under `settings` (torch.backends.cuda.matmul, torch.backends.cudnn.conv)
+    runs on TF32: its fp32_precision where set ("tf32" or "ieee"), else `older()`, else `default`."""
+    try:
+        newer = getattr(settings, "fp32_precision", "none")
+    except RuntimeError:
+        newer = "none"
+    if newer in ("tf32", "ieee"):
+        return newer == "tf32"
+    try:
+        return bool(older())
+    except RuntimeError:
+        return default
 
 
 class OpHandler:
@@ -48,6 +65,7 @@ class OpHandler:
             aten._to_copy.default: self._to_copy,
             aten.copy_.default: self._copy_,
             aten._local_scalar_dense.default: self._scalar,
+
             aten.record_stream.default: lambda func, args, kwargs: None,
             aten.nonzero.default: self._nonzero,
             aten.masked_select.default: self._masked_select,
@@ -124,7 +142,18 @@ class OpHandler:
                 self.allocate(tensor, device)
         if kind != EMPTY:
             self._launch(func, args, kwargs, out, outputs, device, key)
+            if kind == FRESH and out.__class__ is not tuple and getattr(out, "dtype", None) is self.torch.bool:
+                self._run_outside(self._mark_test, func, args, kwargs, out)
         return out
+
+    def _run_outside(self, call, *args):
+        """`call` on host tensors with the device's bookkeeping out of the way (as torch's kernels run)."""
+        tls = self.runtime.tls
+        tls.inside = True
+        try:
+            return call(*args)
+        finally:
+            tls.inside = False
 
     def _device_tensors(self, value) -> list:
         Tensor, is_meta = self.Tensor, self.real_is_meta
@@ -194,8 +223,9 @@ class OpHandler:
         kept: what the face costs the host per op stays near what a dispatch mode must cost."""
         cost = None
         if key is not None:
-            torch = self.torch
-            cost_key = (key, device.index, torch.backends.cudnn.allow_tf32, torch.get_float32_matmul_precision())
+            # a matmul's or convolution's rate follows the math modes torch allows now
+            modes = self.tf32_modes() if func._overloadpacket in self.flops else None
+            cost_key = (key, device.index, modes)
             cost = self.costs.get(cost_key)
         if cost is None:
             cost = self._cost(func, args, kwargs, out, outputs, device, key)
@@ -246,13 +276,19 @@ class OpHandler:
                 seen.extend(a for a in arg if isinstance(a, Tensor) and is_meta(a) and not any(a is o for o in outputs))
         return seen
 
+    def tf32_modes(self) -> tuple:
+        """(float32 matmuls on TF32, float32 convolutions on TF32), read through torch's newer
+        fp32_precision settings where a program set them, else through the older flags (torch
+        refuses to read the older ones once the newer were set)."""
+        return (_tf32(self.torch.backends.cuda.matmul, lambda: self.torch.get_float32_matmul_precision() != "highest",
+                      False),
+                _tf32(getattr(self.torch.backends.cudnn, "conv", None), lambda: self.torch.backends.cudnn.allow_tf32,
+                      True))
+
     def _compute_dtype(self, tensor, conv: bool) -> str:
-        torch = self.torch
         dtype = str(tensor.dtype)[6:]
-        if dtype == "float32":
-            allowed = torch.backends.cudnn.allow_tf32 if conv else torch.get_float32_matmul_precision() != "highest"
-            if allowed:
-                return "tf32"
+        if dtype == "float32" and self.tf32_modes()[1 if conv else 0]:
+            return "tf32"
         return DTYPE_KEYS.get(dtype, "float32")
 
     # ---- copies and reading back
@@ -311,12 +347,44 @@ class OpHandler:
             self._launch(func, args, kwargs, out, [dest], device)
         return out
 
+    def value_of(self, value):
+        """What an argument holds, for working out a test's outcome: a device tensor its known value
+        (zeros unless a test made it hold another), a one-element host tensor its value, a number
+        itself; _UNKNOWN otherwise."""
+        if isinstance(value, self.Tensor):
+            if self.real_is_meta(value):
+                return getattr(value.untyped_storage(), "_simgpu_value", 0)
+            return value.item() if value.numel() == 1 else _UNKNOWN
+        return value if isinstance(value, (int, float, bool)) else _UNKNOWN
+
+    def _mark_test(self, func, args, kwargs, out) -> None:
+        """A test on device tensors (a comparison, isnan, a logical op, all/any: a bool result) holds
+        one value wherever its inputs each hold one: work it out on one element, so that
+        `torch.isfinite(loss)` on a device holding zeros is True, as zeros are finite."""
+        if not isinstance(out, self.Tensor) or out.dtype != self.torch.bool or kwargs.get("dim") is not None:
+            return
+        name = func._schema.name.split("::")[-1]
+        if name not in TESTS_REDUCED and self.torch.Tag.pointwise not in func.tags:
+            return
+        values = [self.value_of(a) for a in args]
+        if any(v is _UNKNOWN for v in values) or len(args) > 1 and name in TESTS_REDUCED:
+            return
+        try:
+            one = [self.torch.tensor(v) if isinstance(a, self.Tensor) else v for a, v in zip(args, values)]
+            found = func(*one, **kwargs)
+            out.untyped_storage()._simgpu_value = bool(found.item() if isinstance(found, self.Tensor) else found)
+        except Exception:
+            return
+
     def _scalar(self, func, args, kwargs):
         tensor = args[0]
         if not self.real_is_meta(tensor):
             return self._run(func, args, kwargs)
         device, stream = self._stream(self.ordinal(tensor))
         device.copy_to_host(stream, tensor.element_size(), pinned=False, non_blocking=False)
+        known = getattr(tensor.untyped_storage(), "_simgpu_value", None)
+        if known is not None:
+            return known
         if tensor.dtype == self.torch.bool:
             return False
         if tensor.is_complex():
