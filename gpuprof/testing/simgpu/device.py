@@ -219,14 +219,20 @@ class Device:
 
     # ---- how long work takes
 
-    def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32", conv: bool = False) -> float:
+    def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32", conv: bool = False,
+                       attention: bool = False) -> float:
         """The longer of its arithmetic (flops at the dtype's peak times its efficiency, a
         convolution's own) and its memory traffic (bytes at the memory bandwidth), as a roofline
         has it; never under min_kernel_s; slowed by a clock held below its top."""
         spec = self.spec
         peak = spec.tflops.get(dtype) or spec.tflops.get("float32") or 1.0
         share = efficiency(spec.conv_efficiency if conv and spec.conv_efficiency else spec.efficiency, dtype)
-        seconds = max(flops / (peak * 1e12 * share), nbytes / spec.memory_bandwidth)
+        rate = peak * 1e12 * share
+        fused = dict(spec.attention_tflops or ()) if attention else {}
+        if fused:
+            # a fused attention kernel runs at its own measured rate, not its matmuls' (TF32 does not change it)
+            rate = (fused.get("float32" if dtype == "tf32" else dtype) or fused.get("float32")) * 1e12
+        seconds = max(flops / rate, nbytes / spec.memory_bandwidth)
         return max(spec.min_kernel_s, seconds * self.scale) * self.time_scale
 
     def sm_share(self, work_items: float, per_sm: float = 2048) -> float:

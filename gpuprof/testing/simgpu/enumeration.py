@@ -43,6 +43,7 @@ class DeviceSpec:
     pageable_d2h_bandwidth: float = None
     copy_latency_s: float = 0.0
     kernel_gap_s: float = 0.0
+    attention_tflops: object = None         # fused attention's rate by dtype (a tuple of items)
     link_bandwidth: float = 360e9           # bytes/s a collective moves through each GPU's NVLink
     collective_latency_s: float = 15e-6     # a collective's fixed cost
 
@@ -68,7 +69,8 @@ def whole_gpu(gpu, nvml_index: int) -> DeviceSpec:
                       min_kernel_s=gpu.min_kernel_s, context_bytes=gpu.context_bytes,
                       conv_efficiency=_frozen(gpu.conv_efficiency), pageable_d2h_bandwidth=gpu.pageable_d2h_bandwidth,
                       copy_latency_s=gpu.copy_latency_s, kernel_gap_s=gpu.kernel_gap_s,
-                      link_bandwidth=gpu.link_bandwidth, collective_latency_s=gpu.collective_latency_s)
+                      link_bandwidth=gpu.link_bandwidth, collective_latency_s=gpu.collective_latency_s,
+                      attention_tflops=_frozen(gpu.attention_tflops))
 
 
 def _frozen(value):
@@ -85,6 +87,7 @@ def mig_instance(gpu, instance, nvml_index: int) -> DeviceSpec:
                                name=f"{gpu.name} MIG {instance.profile}", uuid=instance.uuid,
                                memory_bytes=instance.memory_bytes, sm_count=instance.sm_count,
                                tflops={k: v * compute for k, v in gpu.tflops.items()},
+                               attention_tflops=tuple((k, v * compute) for k, v in (gpu.attention_tflops or {}).items()),
                                memory_bandwidth=gpu.memory_bandwidth * memory)
 
 

@@ -55,6 +55,10 @@ class Gpu:
     # share of the peak a large matmul reaches, by math mode (one number: every mode)
     efficiency: object = _measured("matmul_efficiency")
     conv_efficiency: object = _measured("conv_efficiency")     # the same for convolutions
+    # fused scaled_dot_product_attention (forward and backward) by dtype, TFLOPS: torch's default
+    # kernel for each (cuDNN or flash in bf16/fp16, memory-efficient in float32)
+    attention_tflops: dict = field(default_factory=lambda: dict(measured.H200["attention_tflops"],
+                                                                float16=measured.H200["attention_tflops"]["bfloat16"]))
     memory_bandwidth: float = round(measured.H200["memory_bandwidth"] * measured.H100_MEMORY_SCALE, -9)
     pinned_copy_bandwidth: float = _measured("pinned_copy_bandwidth")       # bytes/s, page-locked host memory
     pageable_copy_bandwidth: float = _measured("pageable_copy_bandwidth")   # host to device, staged by the driver

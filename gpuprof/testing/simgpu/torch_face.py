@@ -74,6 +74,9 @@ class TorchFace:
                 self.handlers[function] = self._data_factory
         self.handlers[torch.Tensor.new_tensor] = self._data_factory
         self.handlers[torch._C._nn._parse_to] = self._parse_to
+        self.handlers_before_attention = self.handlers.get(torch.nn.functional.scaled_dot_product_attention) \
+            or (lambda func, args, kwargs: func(*args, **kwargs))
+        self.handlers[torch.nn.functional.scaled_dot_product_attention] = self._attention
         self.resolved = {}
         self.function_mode_class, self.dispatch_mode_class = _mode_classes(torch, self)
 
@@ -405,6 +408,33 @@ class TorchFace:
             raise TypeError(f"can't convert {tensor.device} device type tensor to numpy. Use Tensor.cpu() to copy "
                             "the tensor to host memory first.")
         return func(*args, **kwargs)
+
+    def _attention(self, func, args, kwargs):
+        """scaled_dot_product_attention on device tensors as the fused kernel torch picks on a GPU:
+        flash (standing for cuDNN's, the default on Hopper) in bfloat16 and float16 without a mask,
+        memory-efficient otherwise; one op forward and one backward, costed at the measured fused
+        rate, where torch's meta device would take the math path (matmuls and a softmax). Under
+        autocast the inputs are cast first, as autocast lists attention among the lower-precision ops."""
+        torch = self.torch
+        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal")
+        given = dict(zip(names, args), **kwargs)
+        q, k, v = given.get("query"), given.get("key"), given.get("value")
+        mask = given.get("attn_mask")
+        plain = all(isinstance(t, torch.Tensor) and self.real_is_meta(t) for t in (q, k, v))
+        if not plain or given.get("enable_gqa") or q.dim() != 4 or not (q.shape[:2] == k.shape[:2] == v.shape[:2]) \
+                or (mask is not None and (not isinstance(mask, torch.Tensor) or mask.dtype == torch.bool)):
+            return self.handlers_before_attention(func, args, kwargs)
+        if torch.is_autocast_enabled("cuda"):
+            low = torch.get_autocast_dtype("cuda")
+            q, k, v = (self.c_to(t, low) if t.dtype == torch.float32 else t for t in (q, k, v))
+            if mask is not None and mask.dtype == torch.float32:
+                mask = self.c_to(mask, low)
+        dropout, causal, scale = float(given.get("dropout_p") or 0.0), bool(given.get("is_causal")), given.get("scale")
+        if q.dtype in (torch.bfloat16, torch.float16) and mask is None and q.shape[-1] <= 256:
+            return torch.ops.aten._scaled_dot_product_flash_attention(q, k, v, dropout, causal, False, scale=scale)[0]
+        grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+        return torch.ops.aten._scaled_dot_product_efficient_attention(q, k, v, mask, grad, dropout, causal,
+                                                                     scale=scale)[0]
 
     def _parse_to(self, func, args, kwargs):
         """`module.to(local_rank)`: a bare index names the accelerator's device, which torch's CPU

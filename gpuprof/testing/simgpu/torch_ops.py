@@ -246,8 +246,10 @@ class OpHandler:
         first = outputs[0]
         if formula is not None:
             flops = self._flops(func, formula, args, kwargs, out, key)
-            conv = func._schema.name.split("::")[-1] in CONV_OPS
-            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(first, conv), conv=conv)
+            name = func._schema.name.split("::")[-1]
+            conv = name in CONV_OPS
+            seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(first, conv), conv=conv,
+                                            attention="attention" in name)
             return seconds, device.sm_share(first.numel(), per_sm=128 * 128)
         return device.kernel_seconds(0, nbytes), device.sm_share(max(t.numel() for t in outputs))
 
