@@ -118,16 +118,19 @@ def _scenarios() -> list:
                  what="the other GPU stops answering NVML early in the run; GPU 0 is still sampled"),
         Scenario("power-cap-idle-gaps", "paused_compute.py", Expect(no_note="check cooling"),
                  machine=Machine(gpus=[Gpu(busy_sm_clock_mhz=1900, busy_clock_reasons=0x4)]),
+                 args=("--steps", "30"),
                  what="a power cap that trims the busy clock 4% and idle gaps at the idle clock: no cooling note"),
         Scenario("thermal-throttle", "paused_compute.py", Expect(note="check cooling"),
                  machine=Machine(gpus=[Gpu(busy_sm_clock_mhz=1300, busy_clock_reasons=0x40)]),
+                 args=("--steps", "30"),
                  what="a GPU that runs busy at two thirds of its top clock under thermal slowdown: the note"),
         Scenario("two-ranks-two-gpus", "two_ranks.py", Expect(COMPUTE.id, gpus_per_rank={0: 0, 1: 1}),
                  machine=Machine(gpus=_gpus(2)), launcher=torchrun, args=("--steps", "20"),
                  what="torchrun with two ranks, each on its own GPU"),
         # Programs as users write them; each docstring argues what a real H100 shows.
         Scenario("resnet-workers-pinned", "resnet_workers.py", Expect(COMPUTE.id), real=True,
-                 what="a ResNet-18 on CIFAR-size images, 2 workers, pinned non-blocking copies"),
+                 args=("--workers", "1"),
+                 what="a ResNet-18 on CIFAR-size images, a worker, pinned non-blocking copies"),
         Scenario("resnet-heavy-augmentation", "resnet_workers.py", Expect(INPUT_CPU.id),
                  args=("--augment", "heavy", "--steps", "12"),
                  what="the same with per-sample colour jitter and blur in numpy"),
@@ -146,8 +149,8 @@ def _scenarios() -> list:
         Scenario("gpt-fp32", "gpt.py", Expect(COMPUTE.id, fixes=("tf32", "mixed-precision")), real=True,
                  args=("--steps", "8"),
                  what="a 134M-parameter GPT in float32"),
-        Scenario("gpt-bf16", "gpt.py", Expect(COMPUTE.id), args=("--precision", "bf16"), real=True,
-                 what="the same GPT under bf16 autocast"),
+        Scenario("gpt-bf16", "gpt.py", Expect(COMPUTE.id), args=("--precision", "bf16", "--batch", "32", "--steps", "8"),
+                 real=True, what="the same GPT under bf16 autocast, 32 sequences a step"),
     ]
 
 

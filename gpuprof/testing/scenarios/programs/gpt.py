@@ -4,8 +4,9 @@ through scaled_dot_product_attention, AdamW, gradient clipping. `--precision bf1
 and the loss under torch.autocast(bfloat16); fp32 leaves torch's defaults (float32 matmuls without TF32).
 
 Expected on an H100: compute either way (an H200 measured 136 ms a step in fp32, the GPU busy 99% of
-it, and 27.6 ms under bf16 autocast, 72%: bench/real_gpu/results); in fp32, TF32 and mixed precision
-offered, their ranges holding what `try` measured there (3.10x and 5.68x)."""
+it, and 27.6 ms under bf16 autocast, 72%: bench/real_gpu/results, the host's launches close behind at
+16 sequences a step; at 32 the device's share doubles and the host's stays); in fp32, TF32 and mixed
+precision offered, their ranges holding what `try` measured there (3.10x and 5.68x)."""
 import argparse
 
 import numpy as np
@@ -16,6 +17,7 @@ import torch.nn.functional as F
 parser = argparse.ArgumentParser()
 parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
 parser.add_argument("--steps", type=int, default=12)
+parser.add_argument("--batch", type=int, default=16)
 args = parser.parse_args()
 
 
@@ -65,7 +67,7 @@ torch.manual_seed(0)
 model = GPT().to("cuda")
 optimizer = torch.optim.AdamW(model.parameters(), lr=3e-4, weight_decay=0.1)
 for step in range(args.steps):
-    x, y = get_batch(data)
+    x, y = get_batch(data, args.batch)
     with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.precision == "bf16"):
         loss = model(x, y)
     optimizer.zero_grad(set_to_none=True)
