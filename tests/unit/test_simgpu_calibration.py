@@ -119,3 +119,13 @@ def test_fused_attention_runs_at_the_rate_the_h200_measured_whatever_tf32_allows
     flops = 4 * 16 * 12 * 512 ** 2 * 64 * 3.5
     rate = flops / device().kernel_seconds(flops, 0, dtype, attention=True) / 1e12
     assert rate == pytest.approx(measured_tflops, rel=0.01)
+
+
+def test_a_gpu_on_an_older_pcie_link_copies_at_that_links_share_of_the_measured_rate(tmp_path):
+    gen4 = Machine(gpus=[Gpu(pcie_generation=4)]).gpus[0]
+    assert gen4.pinned_copy_bandwidth == pytest.approx(H200["pinned_copy_bandwidth"] / 2)
+    assert gen4.pageable_copy_bandwidth == pytest.approx(H200["pageable_copy_bandwidth"] / 2)
+    again = Machine(**Machine(gpus=[Gpu(pcie_generation=4)]).to_dict()).gpus[0]    # as machine.json reloads it
+    assert again.pinned_copy_bandwidth == pytest.approx(H200["pinned_copy_bandwidth"] / 2)
+    own = Machine(gpus=[Gpu(pcie_generation=4, pinned_copy_bandwidth=20e9)]).gpus[0]
+    assert own.pinned_copy_bandwidth == 20e9 and Machine().gpus[0].pinned_copy_bandwidth == H200["pinned_copy_bandwidth"]

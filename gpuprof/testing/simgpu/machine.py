@@ -73,12 +73,29 @@ class Gpu:
     mig: list = field(default_factory=list)   # [MigInstance]: non-empty puts the GPU in MIG mode
     gpm: bool = True                       # GPU Performance Monitoring (Hopper and later)
     fail_after_reads: int = -1             # NVML calls on this GPU fail (GPU lost) after so many reads
-    pcie_generation: int = 5
+    pcie_generation: int = 5               # 3 or 4: copy bandwidths left at their defaults follow the link
     # Collectives among GPUs (simulated NCCL, collectives.py): the bus bandwidth an all-reduce reaches
     # through each GPU's NVLink, an assumption: 80% of NVLink 4's 450 GB/s each way (the H100 SXM data
     # sheet's 900 GB/s is both directions), nccl-tests' "bus bandwidth" measure; and a fixed cost each
     link_bandwidth: float = 360e9
     collective_latency_s: float = 15e-6
+
+
+#: A PCIe x16 link's rate each way by generation, GB/s (PCI-SIG: 8, 16, 32 GT/s a lane for gen 3-5,
+#: 128b/130b): the measured copy bandwidths are a gen-5 H200's, and a GPU on an older link copies at
+#: its share of that link.
+PCIE_X16_GBS = {3: 15.75, 4: 31.5, 5: 63.0}
+
+
+def _follow_pcie(gpu: Gpu) -> None:
+    """Copy bandwidths left at the gen-5 defaults scaled to the GPU's PCIe generation (once: a scaled
+    figure is no longer the default)."""
+    share = PCIE_X16_GBS.get(gpu.pcie_generation, PCIE_X16_GBS[5]) / PCIE_X16_GBS[5]
+    if share == 1.0:
+        return
+    for name in ("pinned_copy_bandwidth", "pageable_copy_bandwidth", "pageable_d2h_bandwidth"):
+        if getattr(gpu, name) == measured.H200[name]:
+            setattr(gpu, name, measured.H200[name] * share)
 
 
 def h200(**overrides) -> Gpu:
@@ -114,6 +131,7 @@ class Machine:
     def __post_init__(self):
         self.gpus = [g if isinstance(g, Gpu) else Gpu(**g) for g in self.gpus]
         for i, gpu in enumerate(self.gpus):
+            _follow_pcie(gpu)
             gpu.mig = [m if isinstance(m, MigInstance) else MigInstance(**m) for m in gpu.mig]
             gpu.compute_capability = tuple(gpu.compute_capability)
             gpu.uuid = gpu.uuid or "GPU-" + str(uuidlib.uuid5(uuidlib.NAMESPACE_OID, f"{self.seed}/{i}"))
