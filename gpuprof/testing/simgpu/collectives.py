@@ -68,10 +68,7 @@ def install(torch, face) -> None:
     # DDP rebuilds its buckets after the first step in the order gradients arrived, with rank 0's
     # order broadcast to the others and read back on the host: values a device tensor does not hold.
     # The buckets keep the order DDP built them in (the parameters reversed, near backward's order).
-    reducer = torch._C._distributed_c10d.Reducer
-    real_rebuild = reducer._rebuild_buckets
-    reducer._rebuild_buckets = lambda self: False
-    reducer._gpuprof_real_rebuild = real_rebuild
+    torch._C._distributed_c10d.Reducer._rebuild_buckets = lambda self: False
     _time_ddp(torch, face)
     ddp_module = __import__("torch.nn.parallel.distributed", fromlist=["_verify_param_shape_across_processes"])
     if getattr(ddp_module, "_verify_param_shape_across_processes", None) is real_verify:

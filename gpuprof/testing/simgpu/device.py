@@ -267,26 +267,30 @@ class Device:
     def kernel(self, stream: Stream, seconds: float, sm_active: float) -> tuple:
         """Queue a kernel; returns (start, end). The host does not wait. A kernel queued behind
         another starts `kernel_gap_s` after it ends (the device's own gap between kernels)."""
-        now = self._admit(stream)
-        behind = max(stream.tail, self.compute_tail)
-        start = max(now, behind + self.spec.kernel_gap_s * self.time_scale) if behind > now else now
+        start = self._compute_start(stream)
         end = start + seconds
         self.compute_tail = end
         self._queued(stream, end)
         self.recorder.add(start, end, sm_active, state.KERNEL, 0)
         return start, end
 
+    def _compute_start(self, stream: Stream) -> float:
+        """When work queued now on `stream` starts on the compute engine: now, or `kernel_gap_s` after
+        the work it is queued behind (after waiting for room in the launch queue)."""
+        now = self._admit(stream)
+        behind = max(stream.tail, self.compute_tail)
+        return max(now, behind + self.spec.kernel_gap_s * self.time_scale) if behind > now else now
+
     def stream_ready(self, stream: Stream) -> float:
         """When work queued on `stream` now would start: its tail, or now."""
-        return max(self.clock.now(), stream.tail, self.compute_tail if stream.tail > self.clock.now() else 0.0)
+        now = self.clock.now()
+        return max(now, stream.tail, self.compute_tail if stream.tail > now else 0.0)
 
     def collective(self, stream: Stream, everyone_ready: float, link_bytes: float, sm_active: float) -> tuple:
         """An NCCL collective queued on `stream`: it runs from when this stream reaches it, waits
         inside for the last rank (`everyone_ready`), then moves `link_bytes` over the GPU's link after
         a fixed latency. Returns (start, end); the host does not wait."""
-        now = self._admit(stream)
-        behind = max(stream.tail, self.compute_tail)
-        start = max(now, behind + self.spec.kernel_gap_s * self.time_scale) if behind > now else now
+        start = self._compute_start(stream)
         end = max(start, everyone_ready) + (self.spec.collective_latency_s
                                             + link_bytes / self.spec.link_bandwidth) * self.time_scale
         self.compute_tail = end

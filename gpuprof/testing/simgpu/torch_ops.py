@@ -65,7 +65,6 @@ class OpHandler:
             aten._to_copy.default: self._to_copy,
             aten.copy_.default: self._copy_,
             aten._local_scalar_dense.default: self._scalar,
-
             aten.record_stream.default: lambda func, args, kwargs: None,
             aten.nonzero.default: self._nonzero,
             aten.masked_select.default: self._masked_select,
@@ -143,17 +142,8 @@ class OpHandler:
         if kind != EMPTY:
             self._launch(func, args, kwargs, out, outputs, device, key)
             if kind == FRESH and out.__class__ is not tuple and getattr(out, "dtype", None) is self.torch.bool:
-                self._run_outside(self._mark_test, func, args, kwargs, out)
+                self._run(self._mark_test, (func, args, kwargs, out), {})
         return out
-
-    def _run_outside(self, call, *args):
-        """`call` on host tensors with the device's bookkeeping out of the way (as torch's kernels run)."""
-        tls = self.runtime.tls
-        tls.inside = True
-        try:
-            return call(*args)
-        finally:
-            tls.inside = False
 
     def _device_tensors(self, value) -> list:
         Tensor, is_meta = self.Tensor, self.real_is_meta
@@ -360,10 +350,10 @@ class OpHandler:
         return value if isinstance(value, (int, float, bool)) else _UNKNOWN
 
     def _mark_test(self, func, args, kwargs, out) -> None:
-        """A test on device tensors (a comparison, isnan, a logical op, all/any: a bool result) holds
+        """`out`, a fresh bool device tensor: a test on device tensors (a comparison, isnan, a logical op, all/any: a bool result) holds
         one value wherever its inputs each hold one: work it out on one element, so that
         `torch.isfinite(loss)` on a device holding zeros is True, as zeros are finite."""
-        if not isinstance(out, self.Tensor) or out.dtype != self.torch.bool or kwargs.get("dim") is not None:
+        if kwargs.get("dim") is not None:
             return
         name = func._schema.name.split("::")[-1]
         if name not in TESTS_REDUCED and self.torch.Tag.pointwise not in func.tags:
