@@ -4,7 +4,7 @@ This package is imported inside the user's training processes by the bootstrap, 
 light: nothing here imports torch, rich, typer or psutil.
 """
 
-__version__ = "0.1.0"
+from gpuprof.package import __version__  # noqa: F401  (the package's version, as `gpuprof.__version__`)
 
 
 def load_ipython_extension(ipython) -> None:

@@ -3,7 +3,7 @@
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-import gpuprof
+from gpuprof.package import __version__
 from gpuprof.cli.help_format import HelpContext
 from gpuprof.launch.errors import UsageProblem
 
@@ -38,7 +38,7 @@ class Command(TyperCommand):
 
 def _show_version(value: bool) -> None:
     if value:
-        print(f"gpuprof {gpuprof.__version__}")
+        print(f"gpuprof {__version__}")
         raise typer.Exit(0)
 
 

@@ -13,10 +13,9 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-import gpuprof
+from gpuprof.package import PACKAGE_ROOT
 from gpuprof.doctor.expectations import compare, readings
 
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gpuprof.__file__)))
 TIMEOUT_S = 600.0
 
 

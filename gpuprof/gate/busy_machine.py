@@ -8,7 +8,7 @@ may be the load's, or the load may have helped it pass (a data-wait share or a G
 either way; a slowed baseline makes a regression look smaller)."""
 
 from gpuprof.analysis.machine_load import busy_words
-from gpuprof.gate.decide import DISTURBED, FAIL, PASS
+from gpuprof.gate.statuses import DISTURBED, FAIL, PASS
 
 RUN, BASELINE = "the run", "the baseline"
 

@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from gpuprof.analysis.job_gpus import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
-PASS, FAIL, MISSING, SKIPPED = "pass", "fail", "missing", "skipped"
-#: A check measured on a machine other processes kept busy that the load could have moved towards its
-#: result: neither passed nor failed on numbers the job did not cause (gpuprof.gate.busy_machine).
-DISTURBED = "disturbed"
+from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, PASS, SKIPPED  # noqa: F401  (the gate's words)
+from gpuprof.gate.busy_machine import judge_on_busy_machine
 
 
 @dataclass
@@ -115,7 +113,6 @@ def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = 
         result.checks.append(_regression(report, baseline, thresholds["max_regression"], force, rounds,
                                          baseline_rounds))
     if not thresholds.get("judge_busy_machine"):
-        from gpuprof.gate.busy_machine import judge_on_busy_machine
         judge_on_busy_machine(result, report, baseline)
     verdict = report.get("verdict") or {}
     if verdict.get("basis") == "none" and any(c.status == MISSING for c in result.checks):

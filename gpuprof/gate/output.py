@@ -2,7 +2,7 @@
 
 from xml.etree import ElementTree as ET
 
-from gpuprof.gate.decide import DISTURBED, FAIL, MISSING, SKIPPED
+from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, SKIPPED
 
 
 def fmt(value, name: str) -> str:

@@ -3,11 +3,10 @@
 import json
 import os
 
-import gpuprof
+from gpuprof.package import PACKAGE_ROOT
 from gpuprof.record.schema import BOOTSTRAP_ENV
 
 BOOTSTRAP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bootstrap")
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gpuprof.__file__)))
 
 
 def child_environment(base: dict, settings: dict) -> dict:

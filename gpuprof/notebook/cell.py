@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-import gpuprof
+from gpuprof.package import PACKAGE_ROOT
 from gpuprof.launch.environment import child_environment
 from gpuprof.launch.rundir import create_run_dir
 from gpuprof.record.atomic import write_json_atomic
@@ -114,8 +114,7 @@ def _start_sampler(run_dir: str, options: CellOptions):
     env = dict(os.environ)
     for name in CARRIED_ENV:
         env.pop(name, None)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(gpuprof.__file__)))
-    env["PYTHONPATH"] = root + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = PACKAGE_ROOT + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
     try:
         helper = subprocess.Popen([sys.executable, "-m", "gpuprof.notebook.sampler", str(os.getpid()), run_dir,
                                    str(options.interval), "1" if options.gpu else "0"],

@@ -5,7 +5,8 @@ or noise cached once is frozen for every epoch. So when a DataLoader is built, i
 inspected once (per dataset class): the source of its __getitem__/__getitems__/__iter__ and of the
 methods, module-level functions and transform objects they reach is parsed (ast, never run), and
 calls that draw random numbers (torch, numpy and the random module, a random generator held by the
-dataset, in-place random fills) are noted with their lines; transform objects reachable from the
+dataset, in-place random fills) are noted with their lines, but a generator made there from a seed
+(`numpy.random.default_rng(index)`: the same draws for a sample every epoch) is not random; transform objects reachable from the
 dataset (torchvision, albumentations, the user's own callables) are named random (Random*,
 RandAugment, ColorJitter, ... or an albumentations transform applied with probability below 1) or
 deterministic (Resize, Normalize, ...). Nothing of the dataset is called and no random number is
@@ -18,7 +19,7 @@ import textwrap
 import time
 import types
 
-from . import boot, dataloader
+from . import runtime, dataloader
 from ..record import kinds
 
 MAX_FUNCTIONS = 24          # functions parsed per dataset class
@@ -34,6 +35,10 @@ RANDOM_TRANSFORMS = {"RandAugment", "AutoAugment", "TrivialAugmentWide", "AugMix
                      "GaussianNoise", "ElasticTransform", "ScaleJitter", "RandomErasing", "JPEG", "MixUp", "CutMix"}
 GENERATORS = {"numpy.random._generator.Generator", "numpy.random.mtrand.RandomState", "random.Random",
               "torch._C.Generator", "torch.Generator"}
+#: Generator constructors: made with a seed inside the per-sample path (`default_rng(index)`), their
+#: draws are the same every epoch for that sample, which caching keeps; made without one, they are random.
+SEEDED_MAKERS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.mtrand.RandomState",
+                 "numpy.random._generator.default_rng", "random.Random"}
 CONTAINERS = {"Compose", "Sequential", "OneOf", "SomeOf", "ReplayCompose"}
 LIBRARIES = ("torchvision.transforms", "albumentations", "kornia.augmentation")
 
@@ -66,7 +71,7 @@ def _note(loader) -> None:
     found = _seen_classes.get(key)
     if found is None:
         found = _seen_classes[key] = inspect_dataset(dataset)
-    boot.emit(dict(found, k=kinds.AUGMENTATION, t=time.monotonic(), l=dataloader.loader_id(loader),
+    runtime.emit(dict(found, k=kinds.AUGMENTATION, t=time.monotonic(), l=dataloader.loader_id(loader),
                    ds=type(dataset).__name__))
 
 
@@ -144,12 +149,20 @@ def _call(node, func, owner, random: list, queue: list, code) -> None:
         return
     value = (getattr(func, "__globals__", None) or {}).get(head)
     name = _module_name(value, parts)
+    if name in SEEDED_MAKERS and _seeded(node):
+        return          # a generator made from a seed the path gives it draws the same numbers for that seed
     if name is not None and _draws_random(name):
         random.append(f"{name} at {where}")
     elif len(parts) == 1 and isinstance(value, types.FunctionType):
         queue.append(value)
     elif len(parts) == 2 and _is_generator(value):
         random.append(f"{'.'.join(parts)} at {where}")
+
+
+def _seeded(node) -> bool:
+    """A generator's constructor called with a seed (not None): its draws repeat for that seed."""
+    seed = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "seed"), None)
+    return seed is not None and not (isinstance(seed, ast.Constant) and seed.value is None)
 
 
 def _dotted(node) -> list:

@@ -23,7 +23,7 @@ The CUDA side sits behind a small seam (`CudaSeam`) so the logic is tested on ma
 
 import time
 
-from . import boot, device_wait
+from . import runtime, device_wait
 from ..record import kinds
 
 _thread_time = time.thread_time
@@ -72,7 +72,7 @@ class CopyTally:
 
     def __init__(self, seam, emit=None):
         self.seam = seam
-        self.emit = emit or boot.emit
+        self.emit = emit or runtime.emit
         self.pending = []         # (start event, end event, bytes, host seconds, holds the host, made at)
         self.uint8_tests = 0      # large float copies whose values were looked at
         self.reset()
@@ -301,14 +301,13 @@ def _timed_copy(original, tally, tensor, args, kwargs, non_blocking, target_of):
 
 def install(torch, seam=None) -> CopyTally:
     """Patch torch.Tensor's copy methods; returns the tally (tests read it)."""
-    from . import steps
     tally = CopyTally(seam or CudaSeam(torch))
     torch.Tensor.to = wrap_to(torch.Tensor.to, tally)
     torch.Tensor.cuda = wrap_cuda(torch.Tensor.cuda, tally)
     torch.Tensor.pin_memory = wrap_pin_memory(torch.Tensor.pin_memory, tally)
-    steps.each_second(tally.publish)
-    boot.at_close(tally.publish)
-    boot.at_fork_child(lambda: forget_in_child(tally))
+    runtime.each_second(tally.publish)
+    runtime.at_close(tally.publish)
+    runtime.at_fork_child(lambda: forget_in_child(tally))
     return tally
 
 

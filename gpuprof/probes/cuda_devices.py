@@ -14,18 +14,17 @@ The memory probe reads its per-step counters for the devices noted here (`used()
 import os
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 _state = {"torch": None, "cuda": None, "used": (), "noted": None}
 
 
 def install(torch) -> None:
-    from . import steps
     _state["torch"] = torch
-    steps.each_second(check)
-    boot.at_close(check)
-    boot.at_fork_child(_reset_in_child)
+    runtime.each_second(check)
+    runtime.at_close(check)
+    runtime.at_fork_child(_reset_in_child)
 
 
 def cuda():
@@ -84,7 +83,7 @@ def check(now=None) -> None:
         return
     _state["noted"] = indices
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    boot.emit({"k": kinds.CUDA_DEVICES, "t": time.monotonic(),
+    runtime.emit({"k": kinds.CUDA_DEVICES, "t": time.monotonic(),
                "devices": [describe(torch_cuda, index, visible) for index in indices],
                "visible": visible, "order": os.environ.get("CUDA_DEVICE_ORDER")})
 

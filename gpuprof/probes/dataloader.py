@@ -13,7 +13,7 @@ import sys
 import time
 import weakref
 
-from . import boot, collate_origin, loader_origin, self_cost, worker_clues
+from . import runtime, collate_origin, loader_origin, self_cost, worker_clues
 from .batch_facts import describe_batch
 from .procfile import ProcFile
 from .stream import PENDING_LIMIT, Stream
@@ -26,6 +26,12 @@ TICK_EVERY = 63         # batches between asks whether the event file is due a f
 _loader_ids = weakref.WeakKeyDictionary()
 _loader_events = weakref.WeakKeyDictionary()     # loader -> its registration, announced again per notebook cell
 _state = {"next": 0, "starting": None, "active": None, "batches": 0, "generation": 0}
+
+
+def shared_state() -> dict:
+    """The probe's live state, for the step probe's hot path (it reads "batches": the batches taken
+    from any DataLoader in this process) without a call per step."""
+    return _state
 _consumers = {}         # loader id -> Stream of batch waits
 _facts_left = {}        # loader id -> batches still to describe
 _producers = {}         # (loader id, worker id) -> Stream of fetch costs
@@ -46,9 +52,9 @@ def install(torch) -> None:
         _patch_next_data(cls, torch)
     for cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
         _patch_fetch(cls, torch)
-    boot.at_close(_flush_all)
-    boot.at_fork_child(_reset_in_child)
-    boot.at_cell_start(_announce_known)
+    runtime.at_close(_flush_all)
+    runtime.at_fork_child(_reset_in_child)
+    runtime.at_cell_start(_announce_known)
     self_cost.install({"batch": batches_consumed})
 
 
@@ -101,7 +107,7 @@ def _register(loader, found) -> str:
     collate = collate_origin.describe(loader.collate_fn)
     if collate:
         event["collate"] = collate
-    boot.emit(event)
+    runtime.emit(event)
     try:
         _loader_events[loader] = event
     except TypeError:
@@ -113,7 +119,7 @@ def _announce_known() -> None:
     """A notebook cell's run begins: the loaders built before it (in an earlier cell) are named in
     its record too, so their batches there have their settings and line."""
     for event in list(_loader_events.values()):
-        boot.emit(dict(event, t=time.monotonic()))
+        runtime.emit(dict(event, t=time.monotonic()))
 
 
 def _batch_size(loader):
@@ -198,7 +204,7 @@ def _patch_get_iterator(cls, worker_module) -> None:
                 worker_module._worker_loop = loop
         try:
             setattr(iterator, _LOADER, loader_id)
-            boot.emit({"k": kinds.EPOCH, "l": loader_id, "t": started, "start_s": time.monotonic() - started})
+            runtime.emit({"k": kinds.EPOCH, "l": loader_id, "t": started, "start_s": time.monotonic() - started})
         except Exception:
             pass
         return iterator
@@ -298,10 +304,10 @@ def _on_batch(loader_id, data, start, now, torch) -> None:
     if len(rows) >= PENDING_LIMIT:
         stream.drain()
     if not _state["batches"] & TICK_EVERY:
-        boot.tick(now)
+        runtime.tick(now)
     if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
-        boot.emit({"k": kinds.BATCH_FACTS, "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
+        runtime.emit({"k": kinds.BATCH_FACTS, "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
                    "tensors": describe_batch(data, torch)})
 
 
@@ -356,7 +362,7 @@ def _patch_fetch(cls, torch) -> None:
                 _note_worker_memory(end)
                 # Workers, persistent ones above all, are often ended by SIGTERM from the main
                 # process's exit: write each batch's figures before the batch is handed over.
-                boot.flush()
+                runtime.flush()
             if sampled:
                 self_cost.note("fetch", probe_cpu + thread_time())
         except Exception:
@@ -511,7 +517,7 @@ def _note_worker_memory(now: float, final: bool = False) -> None:
         _worker_memory["clued"] = private
         if clues:
             event["clues"] = clues
-    boot.emit(event)
+    runtime.emit(event)
 
 
 # -- lifecycle --------------------------------------------------------------------------------

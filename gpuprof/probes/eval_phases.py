@@ -10,7 +10,7 @@ import threading
 import time
 
 from ..record import kinds
-from . import boot
+from . import runtime
 
 _opened = {}                 # id(model) -> when it went to eval mode
 _local = threading.local()
@@ -26,7 +26,7 @@ def _note(module, mode: bool, now: float) -> None:
         if key not in _opened and _trainable(module):
             _opened[key] = now
     elif key in _opened:
-        boot.emit({"k": kinds.EVAL_PHASE, "t0": _opened.pop(key), "t": now})
+        runtime.emit({"k": kinds.EVAL_PHASE, "t0": _opened.pop(key), "t": now})
 
 
 def install(torch) -> None:

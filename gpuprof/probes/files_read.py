@@ -9,7 +9,7 @@ library, .py/.pyc/.so) are left out. h5py opens its files in C: the h5py probe n
 import os
 import sys
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 LIMIT = 10000           # paths kept per process
@@ -28,8 +28,8 @@ def install() -> None:
     _state["roots"] = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)
                              if p})
     sys.addaudithook(_hook)
-    boot.at_close(_flush)
-    boot.at_fork_child(_state["paths"].clear)
+    runtime.at_close(_flush)
+    runtime.at_fork_child(_state["paths"].clear)
 
 
 def _hook(event, args):
@@ -58,4 +58,4 @@ def _flush() -> None:
         if not full.startswith(_state["roots"]) and os.path.isfile(full):
             paths.append(full)
     if paths:
-        boot.emit({"k": kinds.FILES_READ, "paths": sorted(paths)})
+        runtime.emit({"k": kinds.FILES_READ, "paths": sorted(paths)})

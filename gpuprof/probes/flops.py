@@ -3,8 +3,11 @@
 Once the model is known (at the end of the second optimizer step, `model_facts.on_model`), the
 third step runs under a counting dispatch mode: every aten op the step runs (forward, backward, on
 any thread autograd uses) passes through unchanged, and the ones with a FLOP formula
-(`torch.utils.flop_counter`'s, plus the CPU flash-attention kernels) add their count. The mode
-leaves at the next optimizer step's pre-hook, so the optimizer's own arithmetic is not counted.
+(`torch.utils.flop_counter`'s, plus the CPU flash-attention kernels) add their count and the wall
+time the op itself took (`seconds_by_op`: on a CPU, where an op returns when it is done, the share of
+the step that matmuls and convolutions take, which the CPU's mixed-precision estimate rests on). The
+mode leaves at the pre-hook of the same optimizer's next step, so that optimizer's own arithmetic is
+not counted and a program of several optimizers (a GAN) has one whole iteration counted.
 Ops with no formula that are not trivially free (element-wise, views, copies, reductions) are
 named as uncounted: the count's coverage. Every op dispatched is counted too (`ops`): the host's
 share of a GPU step is about that many launches (advice/math_modes.py). The mode never decomposes or
@@ -18,7 +21,7 @@ would see graphs or other threads' replicas, not the step): the event says why."
 
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 COUNTED_STEP = 3
@@ -29,15 +32,16 @@ HEAVY_PARTS = ("mm", "conv", "attention", "linalg", "fft", "einsum", "lstm", "gr
 HEADS = ("num_heads", "n_head", "n_heads", "num_attention_heads")
 WIDTHS = ("embed_dim", "n_embd", "d_model", "hidden_size", "dim")
 
-_state = {"done": False, "mode": None, "handles": [], "started": None, "tokens": None, "model": None}
+_state = {"done": False, "mode": None, "handles": [], "started": None, "tokens": None, "model": None,
+          "optimizer": None}
 
 
 def install(torch) -> None:
     from . import model_facts
     _state["torch"] = torch
     model_facts.on_model(_on_model)
-    boot.at_fork_child(_reset_in_child)
-    boot.at_cell_start(_rearm)
+    runtime.at_fork_child(_reset_in_child)
+    runtime.at_cell_start(_rearm)
 
 
 def _rearm() -> None:
@@ -58,11 +62,11 @@ def _on_model(model, optimizer) -> None:
     torch = _state["torch"]
     reason = skip_reason(model, torch)
     if reason is not None:
-        boot.emit({"k": kinds.FLOPS, "t": time.monotonic(), "skipped": reason})
+        runtime.emit({"k": kinds.FLOPS, "t": time.monotonic(), "skipped": reason})
         return
     from torch.optim.optimizer import register_optimizer_step_pre_hook
     mode = counting_mode(torch)
-    _state.update(model=model, tokens=None, shape=transformer_shape(model, torch))
+    _state.update(model=model, optimizer=optimizer, tokens=None, shape=transformer_shape(model, torch))
     _state["handles"] = [register_optimizer_step_pre_hook(_at_next_step)] + _token_hooks(model, torch)
     _state["started"] = time.monotonic()
     mode.__enter__()
@@ -82,18 +86,20 @@ def skip_reason(model, torch):
 
 
 def _at_next_step(optimizer, args, kwargs) -> None:
+    if _state.get("optimizer") is not None and optimizer is not _state["optimizer"]:
+        return              # another optimizer of the same iteration (a GAN's generator)
     try:
         mode, ended = _state["mode"], time.monotonic()
         if not _stop_counting():
             return
-        boot.emit(dict(mode.summary(), k=kinds.FLOPS, t=ended, step=COUNTED_STEP,
+        runtime.emit(dict(mode.summary(), k=kinds.FLOPS, t=ended, step=COUNTED_STEP,
                        seconds=round(ended - _state["started"], 6),
                        transformer=_with_tokens(_state.get("shape"), _state["tokens"]),
                        device=_device_of(_state["model"])))
     except Exception:
         pass
     finally:
-        _state["model"] = None
+        _state["model"] = _state["optimizer"] = None
 
 
 def _stop_counting() -> bool:
@@ -130,19 +136,22 @@ def counting_mode(torch):
         def __init__(self):
             super().__init__()
             self.flops, self.by_op, self.by_dtype, self.uncounted, self.failed = 0, {}, {}, {}, 0
+            self.seconds_by_op = {}     # wall time of the ops with a formula, by op
             self.ops = 0            # every aten op the step dispatched: what the host launched, views too
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             self.ops += 1
+            started = time.perf_counter()
             out = func(*args, **kwargs)   # gpuprof's probe: passes the call through unchanged
+            spent = time.perf_counter() - started
             try:
-                self._count(func, args, kwargs, out)
+                self._count(func, args, kwargs, out, spent)
             except Exception:
                 self.failed += 1
             return out
 
-        def _count(self, func, args, kwargs, out):
+        def _count(self, func, args, kwargs, out, spent):
             packet = func._overloadpacket
             formula = formulas.get(packet)
             name = packet.__name__
@@ -153,13 +162,15 @@ def counting_mode(torch):
             flops = int(formula(*args, **kwargs, out_val=out))
             self.flops += flops
             self.by_op[name] = self.by_op.get(name, 0) + flops
+            self.seconds_by_op[name] = self.seconds_by_op.get(name, 0.0) + spent
             dtype = _operand_dtype(args, torch)
             self.by_dtype[dtype] = self.by_dtype.get(dtype, 0) + flops
 
         def summary(self) -> dict:
             top = dict(sorted(self.by_op.items(), key=lambda kv: -kv[1])[:TOP_OPS])
+            seconds = {op: round(s, 6) for op, s in sorted(self.seconds_by_op.items(), key=lambda kv: -kv[1])}
             return {"flops": self.flops, "by_op": top, "by_dtype": self.by_dtype, "uncounted": self.uncounted,
-                    "formula_errors": self.failed, "ops": self.ops}
+                    "formula_errors": self.failed, "ops": self.ops, "seconds_by_op": seconds}
 
     return StepCount()
 

@@ -22,7 +22,7 @@ import threading
 import time
 import types
 
-from . import boot, rollout
+from . import runtime, rollout
 from .where import package_of, user_location
 from ..record import kinds
 
@@ -65,8 +65,8 @@ def start() -> None:
     if _started:
         return
     _started.append(True)
-    boot.at_close(_emit)
-    boot.at_fork_child(_reset_in_child)
+    runtime.at_close(_emit)
+    runtime.at_fork_child(_reset_in_child)
 
 
 def watch_family(base, library: str, describe) -> None:
@@ -140,7 +140,7 @@ def _on_step(env, started: float, library: str) -> None:
         now = time.monotonic()
         if _tally["emitted_at"] is None:
             _tally["emitted_at"] = started
-            boot.emit({"k": kinds.ENV_STEPS, "t": started, "calls": 0, "seconds": 0.0})
+            runtime.emit({"k": kinds.ENV_STEPS, "t": started, "calls": 0, "seconds": 0.0})
         _tally["calls"] += 1
         _tally["seconds"] += now - started
         rollout.on_env_step(started, now)
@@ -152,7 +152,7 @@ def _on_step(env, started: float, library: str) -> None:
             _watch_fan_out(env, sys._getframe(2), now)      # the frame that called the env's step
         if now - _tally["emitted_at"] >= EMIT_EVERY_S:
             _emit(now)
-            boot.tick(now)
+            runtime.tick(now)
     except Exception:
         pass
 
@@ -162,7 +162,7 @@ def _describe(env, cls, now: float) -> None:
     name = cls.__name__
     inner = _innermost_vector(env)
     spec = _spec_of(env)
-    boot.emit({"k": kinds.ENV, "t": now, "cls": name, "module": cls.__module__, "library": LIBRARY,
+    runtime.emit({"k": kinds.ENV, "t": now, "cls": name, "module": cls.__module__, "library": LIBRARY,
                "vector": num_envs is not None, "num_envs": num_envs if isinstance(num_envs, int) else None,
                "vector_cls": inner, "async": "Async" in (inner or name),
                "spec": _spec_id(spec), "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
@@ -198,7 +198,7 @@ def _watch_fan_out(env, caller, now: float) -> None:
         looping = getattr(caller.f_code, "co_qualname", caller.f_code.co_name)
     path = os.path.abspath(caller.f_code.co_filename)
     spec = _spec_of(env)
-    boot.emit({"k": kinds.ENV, "t": now, "cls": looping, "module": caller.f_globals.get("__name__"),
+    runtime.emit({"k": kinds.ENV, "t": now, "cls": looping, "module": caller.f_globals.get("__name__"),
                "library": package_of(path), "vector": True, "fan_out": True, "num_envs": len(stepped),
                "vector_cls": looping, "async": False, "sub_env": type(env).__name__, "spec": _spec_id(spec),
                "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
@@ -240,7 +240,7 @@ def _emit(now: float = None) -> None:
         return
     now = time.monotonic() if now is None else now
     _tally["emitted_at"] = now
-    boot.emit({"k": kinds.ENV_STEPS, "t": now, "calls": _tally["calls"], "seconds": round(_tally["seconds"], 6)})
+    runtime.emit({"k": kinds.ENV_STEPS, "t": now, "calls": _tally["calls"], "seconds": round(_tally["seconds"], 6)})
 
 
 def _reset_in_child() -> None:

@@ -1,5 +1,7 @@
 """h5py probe: files opened, and per data set read: chunk shape, compression, the chunk cache in
-effect (rdcc_nbytes, rdcc_nslots, rdcc_w0), and a count of reads, elements and chunks touched.
+effect (rdcc_nbytes, rdcc_nslots, rdcc_w0), and a count of reads, elements and chunks touched, and
+the wall time the reads took (`read_s`: what a chunk cache can shorten, beside the rest of making a
+sample).
 
 Chunks touched are counted from the selection alone (ints, slices, index lists), which costs a few
 microseconds a read: when the chunk cache cannot hold a chunk, each touch decompresses it again."""
@@ -7,7 +9,7 @@ microseconds a read: when the chunk cache cannot hold a chunk, each touch decomp
 import os
 import time
 
-from . import boot, files_read
+from . import runtime, files_read
 from .where import user_location
 from ..record.redact import redact_text
 from ..record import kinds
@@ -31,17 +33,18 @@ def install(h5py) -> None:
     original = h5py.Dataset.__getitem__
 
     def __getitem__(self, key, *args, **kwargs):
+        started = time.perf_counter()
         result = original(self, key, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         try:
-            _on_read(self, key, result)
+            _on_read(self, key, result, time.perf_counter() - started)
         except Exception:
             pass
         return result
 
     __getitem__.__wrapped__ = original
     h5py.Dataset.__getitem__ = __getitem__
-    boot.at_close(_flush_all)
-    boot.at_fork_child(_reset_in_child)
+    runtime.at_close(_flush_all)
+    runtime.at_fork_child(_reset_in_child)
 
 
 def _note_file_opens(h5py) -> None:
@@ -113,7 +116,7 @@ def _reset_in_child() -> None:
     _open_time.clear()
 
 
-def _on_read(dataset, key, result) -> None:
+def _on_read(dataset, key, result, seconds: float = 0.0) -> None:
     ident = (os.getpid(), dataset.id.id)       # the open data set's HDF5 identifier
     tally = _datasets.get(ident)
     if tally is None:
@@ -127,6 +130,7 @@ def _on_read(dataset, key, result) -> None:
         _datasets[ident] = tally
     nbytes = int(getattr(result, "nbytes", 0))
     tally["calls"] += 1
+    tally["read_s"] += seconds
     tally["bytes"] += nbytes
     tally["elements"] += int(getattr(result, "size", 0))
     chunks = tally["chunks"]
@@ -152,22 +156,23 @@ def _describe(dataset) -> dict:
         "shape": list(dataset.shape), "dtype": str(dataset.dtype), "chunks": list(chunks) if chunks else None,
         "chunk_bytes": chunk_bytes if chunks else None, "compression": dataset.compression,
         "compression_opts": dataset.compression_opts, "rdcc_nbytes": nbytes, "rdcc_nslots": nslots,
-        "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
+        "rdcc_w0": w0, "calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0, "read_s": 0.0,
     }
     opened_at = _opened_at.get(dataset.file.filename)
     if opened_at:
         info["opened_at"] = opened_at
     files_read.note(dataset.file.filename)
-    boot.emit(dict({"k": kinds.H5DATASET, "t": time.monotonic()}, **{k: v for k, v in info.items()
-                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path")}))
+    runtime.emit(dict({"k": kinds.H5DATASET, "t": time.monotonic()}, **{k: v for k, v in info.items()
+                                                                 if k not in ("calls", "bytes", "elements", "chunks_touched", "opens", "path",
+                                                                              "read_s")}))
     return info
 
 
 def _emit(tally) -> None:
-    boot.emit({"k": kinds.H5READ, "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
+    runtime.emit({"k": kinds.H5READ, "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
                "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
                "chunks_touched": tally["chunks_touched"], "opens": tally["opens"],
-               "open_s": round(_open_time.get(tally["path"], 0.0), 6)})
+               "open_s": round(_open_time.get(tally["path"], 0.0), 6), "read_s": round(tally["read_s"], 6)})
 
 
 def _flush_all() -> None:

@@ -15,7 +15,7 @@ reduced size. Image.thumbnail is left alone: it sets draft mode itself. Nothing 
 import os
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 SAMPLES = 64            # shrinking resizes timed per process; later calls pass straight through
@@ -42,7 +42,7 @@ def install(image_module) -> None:
     _state.update(installed=True, originals=originals)
     ImageFile.ImageFile.load = _timed_load(originals[(ImageFile.ImageFile, "load")])
     image_module.Image.resize = _timed_resize(originals[(image_module.Image, "resize")])
-    boot.at_close(_emit)
+    runtime.at_close(_emit)
 
 
 def _current() -> dict:
@@ -111,7 +111,7 @@ def _emit() -> None:
     if counts["emitted"] or not counts["resizes"]:
         return
     counts["emitted"] = True
-    boot.emit({"k": kinds.IMAGE_SIZES, "t": time.monotonic(), "decoded": counts["decoded"], "target": counts["target"],
+    runtime.emit({"k": kinds.IMAGE_SIZES, "t": time.monotonic(), "decoded": counts["decoded"], "target": counts["target"],
                "format": counts["format"], "resizes": counts["resizes"], "loads": counts["loads"],
                "decode_s": round(counts["decode_s"], 6), "resize_s": round(counts["resize_s"], 6)})
 

@@ -9,7 +9,7 @@ from ..record import kinds
 
 
 def _install_torch(torch) -> None:
-    from . import boot, dataloader, memory, steps
+    from . import runtime, dataloader, memory, steps
 
     from . import startup
     startup.start()                 # before the other probes: their set-up is start-up too
@@ -28,7 +28,7 @@ def _install_torch(torch) -> None:
         variants.install_torch(torch, variant)
     from . import flops
     flops.install(torch)            # after the variants: a model they compile is not counted
-    boot.start_flush_timer()
+    runtime.start_flush_timer()
     _watch_data_parallel(torch)
     _watch_distributed(torch)
     _watch_ddp(torch)
@@ -41,7 +41,7 @@ def _install_torch(torch) -> None:
 
 def _watch_data_parallel(torch) -> None:
     """Note once that nn.DataParallel is in use (the ddp advice rests on it)."""
-    from . import boot
+    from . import runtime
 
     cls = torch.nn.DataParallel
     original = cls.__init__
@@ -53,7 +53,7 @@ def _watch_data_parallel(torch) -> None:
             where = locate().get("where")
         except Exception:
             where = None
-        boot.emit({"k": kinds.DATA_PARALLEL, "where": where})
+        runtime.emit({"k": kinds.DATA_PARALLEL, "where": where})
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
@@ -70,7 +70,7 @@ def _watch_ddp(torch) -> None:
     those figures meanwhile), at most once a second, only when DDP sampled a new iteration:
     nothing is timed in the program, and the model is never kept alive by gpuprof."""
     import weakref
-    from . import boot, steps
+    from . import runtime, steps
 
     cls = getattr(getattr(torch.nn, "parallel", None), "DistributedDataParallel", None)
     if cls is None:
@@ -100,18 +100,18 @@ def _watch_ddp(torch) -> None:
         if times.get("comm_s"):
             # DDP counts synced iterations only (no_sync ones not): against the optimizer steps so
             # far, the all-reduces a step makes.
-            boot.emit(dict(times, k=kinds.DDP_COMM, t=now, iteration=data.get("iteration"),
-                           steps=steps._state.get("count")))
+            runtime.emit(dict(times, k=kinds.DDP_COMM, t=now, iteration=data.get("iteration"),
+                           steps=steps.count()))
 
     __init__.__wrapped__ = original
     cls.__init__ = __init__
-    steps.each_second(note)
+    runtime.each_second(note)
 
 
 def _watch_distributed(torch) -> None:
     """Note this process's rank once torch.distributed is initialised (torchrun sets RANK in the
     environment, but torch.multiprocessing.spawn and hand-made launchers pass it as an argument)."""
-    from . import boot
+    from . import runtime
 
     dist = getattr(torch, "distributed", None)
     original = getattr(dist, "init_process_group", None) if dist is not None else None
@@ -121,7 +121,7 @@ def _watch_distributed(torch) -> None:
     def init_process_group(*args, **kwargs):
         result = original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         try:
-            boot.emit({"k": kinds.RANK, "t": time.monotonic(), "rank": int(dist.get_rank()),
+            runtime.emit({"k": kinds.RANK, "t": time.monotonic(), "rank": int(dist.get_rank()),
                        "world_size": int(dist.get_world_size()), "backend": str(dist.get_backend())})
         except Exception:
             pass
@@ -169,8 +169,8 @@ def _install_sb3_env_util(module) -> None:
 
 def variants_of():
     """The `gpuprof try` variant of this run, or None (a plain run changes nothing)."""
-    from . import boot
-    return (boot.settings() or {}).get("variant") or None
+    from . import runtime
+    return (runtime.settings() or {}).get("variant") or None
 
 
 def _install_ray(ray) -> None:

@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from . import boot, cuda_devices
+from . import runtime, cuda_devices
 from .procfile import ProcFile
 from .stream import Stream
 from ..record import kinds
@@ -32,12 +32,17 @@ PEAKS_EVERY_S = 1.0       # a device_memory event at most this often while peaks
 RSS_EVERY_S = 0.005
 
 
+def shared_state() -> dict:
+    """The probe's live state, for the step probe's hot path (whether a step's end reads memory)."""
+    return _state
+
+
 def install(torch) -> None:
     _state["torch"] = torch
     _state["stream"] = Stream(kinds.MEM, kinds.columns(kinds.MEM))
     _watch_exceptions()
-    boot.at_close(_flush)
-    boot.at_fork_child(_reset_in_child)
+    runtime.at_close(_flush)
+    runtime.at_fork_child(_reset_in_child)
 
 
 def on_step(optimizer, now: float) -> None:
@@ -68,7 +73,7 @@ def on_step(optimizer, now: float) -> None:
 def _note_anatomy(optimizer, now: float) -> None:
     _state["seen"].add(id(optimizer))
     try:
-        boot.emit(dict(anatomy(optimizer), k=kinds.MEMORY_ANATOMY, t=now))
+        runtime.emit(dict(anatomy(optimizer), k=kinds.MEMORY_ANATOMY, t=now))
     except Exception:
         pass
 
@@ -106,7 +111,7 @@ def _note_device_peaks(now: float) -> None:
     if not peaks or peaks == _state["peaks_noted"]:
         return
     _state["peaks_noted"], _state["peaks_at"] = peaks, now
-    boot.emit({"k": kinds.DEVICE_MEMORY, "t": now,
+    runtime.emit({"k": kinds.DEVICE_MEMORY, "t": now,
                "devices": [{"cuda_index": index, "peak_bytes": values[0], "reserved_peak_bytes": values[1]}
                            for index, values in sorted(peaks.items())]})
 
@@ -157,11 +162,11 @@ def _watch_exceptions() -> None:
 
     def excepthook(kind, value, traceback):
         try:
-            boot.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
+            runtime.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
                        "module": getattr(kind, "__module__", None),
                        "memory": is_out_of_memory(kind, value), "shm": _is_out_of_shared_memory(value), "rss": _rss()})
             _flush()
-            boot.flush()
+            runtime.flush()
         except Exception:
             pass
         previous(kind, value, traceback)

@@ -8,19 +8,23 @@ parameter dtypes and device, whether it is compiled, its convolutions, the optim
 its foreach/fused settings, the global matmul flags and what the device supports, and the framework
 seen on the stack of the first optimizer step (accelerate, Lightning, a Trainer, Ray Train: whose
 settings make the model-side changes). One event; the program's steps after the second run as they did.
+A program with several optimizers (a GAN's generator and discriminator) may step one whose module
+was called before the hooks came on: the hooks then stay for the next step, up to MAX_WATCHED_STEPS,
+until a called module holds parameters of the optimizer that steps.
 
 Other probes (the `try` variants) ask to be told the model and optimizer (`on_model`)."""
 
 import time
 import weakref
 
-from . import boot
+from . import runtime
 from .where import locate, user_location
 from ..record import kinds
 
 _listeners = []      # (model, optimizer) -> None, called once the model is known
 _state = {"steps": 0, "handles": [], "depth": 0, "calls": {}, "done": False}
 MAX_OUTERMOST = 64   # outermost modules noted in the one observed step
+MAX_WATCHED_STEPS = 6   # optimizer steps watched for a called module the stepping optimizer trains
 
 
 def on_model(func) -> None:
@@ -33,8 +37,8 @@ def install(torch) -> None:
     _state["torch"] = torch
     _state["torch_dir"] = os.path.dirname(os.path.abspath(torch.__file__))
     _state["step_handle"] = register_optimizer_step_post_hook(_after_step)
-    boot.at_fork_child(_reset_in_child)
-    boot.at_cell_start(_rearm)
+    runtime.at_fork_child(_reset_in_child)
+    runtime.at_cell_start(_rearm)
 
 
 def _rearm() -> None:
@@ -65,9 +69,10 @@ def _after_step(optimizer, args, kwargs) -> None:
             _state["framework"] = _framework_on_stack()
             _watch_one_step()
         else:
+            if not _conclude(optimizer) and _state["steps"] < MAX_WATCHED_STEPS:
+                return          # none of the modules called trains with this optimizer: watch one more step
             _remove_hooks()
             _state["done"] = True
-            _conclude(optimizer)
             if not _state.get("next_step"):
                 _stop_watching_steps()
     except Exception:
@@ -163,7 +168,8 @@ def _device_of(module):
     return None
 
 
-def _conclude(optimizer) -> None:
+def _conclude(optimizer) -> bool:
+    """Emit the model event for the called module this optimizer trains most of; False where none."""
     calls, _state["calls"] = _state["calls"], {}
     trained = {id(p) for group in optimizer.param_groups for p in group["params"]}
     best, best_count = None, 0
@@ -175,9 +181,9 @@ def _conclude(optimizer) -> None:
         if count > best_count:
             best, best_count = (module, facts), count
     if best is None:
-        return
+        return False
     module, facts = best
-    boot.emit(dict(describe(module, optimizer, _state["torch"]), k=kinds.MODEL, t=time.monotonic(),
+    runtime.emit(dict(describe(module, optimizer, _state["torch"]), k=kinds.MODEL, t=time.monotonic(),
                    where=facts["where"], autocast=facts["autocast"], input_layout=facts["input_layout"],
                    framework=_state.get("framework")))
     for listener in _listeners:
@@ -185,6 +191,7 @@ def _conclude(optimizer) -> None:
             listener(module, optimizer)
         except Exception:
             pass
+    return True
 
 
 def describe(module, optimizer, torch) -> dict:

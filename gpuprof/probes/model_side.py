@@ -20,7 +20,7 @@ as it was), a loss that becomes NaN or infinite."""
 import os
 import time
 
-from . import boot, model_facts
+from . import runtime, model_facts
 from .where import user_location
 from ..record import kinds
 
@@ -45,7 +45,7 @@ def _emit(applied: dict, error: str = None, failed: bool = False, **extra) -> No
     if failed:
         event["failed"] = True
     event.update(extra)
-    boot.emit(event)
+    runtime.emit(event)
 
 
 def fail(reason: str) -> None:

@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from . import boot
+from . import runtime
 from ..record import kinds
 from ..record.schema import BOOTSTRAP_ENV
 
@@ -83,5 +83,5 @@ def _note(address, reached: bool, why) -> None:
                   "alive": bool(n.get("Alive"))} for n in ray.nodes()]
     except Exception:
         pass
-    boot.emit({"k": kinds.RAY_CLUSTER, "address": str(address) if address else None, "reached": reached,
+    runtime.emit({"k": kinds.RAY_CLUSTER, "address": str(address) if address else None, "reached": reached,
                "why": why, "nodes": nodes})

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 #: A source line that converts between numpy / Python values and tensors, or copies to the host.
@@ -136,7 +136,7 @@ def _write(segment: dict, final: bool = False) -> None:
              "env_hist": sorted(segment["env_hist"].items()), "inf_hist": sorted(segment["inf_hist"].items())}
     if final:
         event["final"] = True
-    boot.emit(event)
+    runtime.emit(event)
 
 
 def _close() -> None:
@@ -179,7 +179,7 @@ def _wrap_module_calls() -> None:
     __call__.__wrapped__ = original
     __call__._gpuprof = True
     cls.__call__ = __call__
-    boot.at_close(_close)
+    runtime.at_close(_close)
     from . import sampling
     sampling.observers.append(observe_sample)
 
@@ -236,4 +236,4 @@ def reset_in_child() -> None:
     _state.update(pending=None, segment=None)
 
 
-boot.at_fork_child(reset_in_child)
+runtime.at_fork_child(reset_in_child)

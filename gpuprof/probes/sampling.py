@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from . import boot
+from . import runtime
 from .procfile import ProcFile
 from ..record import kinds
 from ..record.frames import LIBRARY_PATH, TORCH_MARKERS
@@ -29,17 +29,18 @@ _kind_of_code = {}          # code object -> marker kind, "user", or None (libra
 _PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def start(thread_ident: int, native_id: int = None) -> None:
+def start(thread_ident: int, native_id: int = None, step_state: dict = None) -> None:
     """Start sampling the thread `thread_ident` (once per process); `native_id` lets each sample
-    also note whether that thread was running, waiting for the disk, or sleeping."""
+    also note whether that thread was running, waiting for the disk, or sleeping; `step_state` is
+    the step probe's count and last end, which tell slow steps apart (probes/slow_steps.py)."""
     if _state["thread"] is not None:
         return
     stop = threading.Event()
-    thread = threading.Thread(target=_run, args=(thread_ident, native_id, stop), name="gpuprof-sampler",
+    thread = threading.Thread(target=_run, args=(thread_ident, native_id, stop, step_state or {}), name="gpuprof-sampler",
                               daemon=True)
     _state.update(thread=thread, stop=stop)
     thread.start()
-    boot.at_close(_stop)
+    runtime.at_close(_stop)
 
 
 def _stop() -> None:
@@ -154,11 +155,11 @@ class ThreadCpu:
                 self.wait_ns += max(wait - before[1], 0)
             seen[tid] = (run, wait)
         self.last = seen
-        boot.emit({"k": kinds.THREAD_CPU, "t": now, "run": self.run_ns / 1e9, "wait": self.wait_ns / 1e9,
+        runtime.emit({"k": kinds.THREAD_CPU, "t": now, "run": self.run_ns / 1e9, "wait": self.wait_ns / 1e9,
                    "threads": len(seen)})
 
 
-def _run(ident: int, native_id, stop) -> None:
+def _run(ident: int, native_id, stop, step_state: dict) -> None:
     """Each sample is weighted by the time since the previous one (in microseconds): a sample that
     waited for the GIL while the training thread ran Python covers the longer interval it stood
     for, which corrects most of the bias against Python time."""
@@ -170,9 +171,8 @@ def _run(ident: int, native_id, stop) -> None:
     threads.emit(time.monotonic())
     stat = ProcFile(f"/proc/self/task/{native_id}/stat", 512, _is_stat) if native_id is not None else None
     previous = time.monotonic()
-    from . import steps
     from .slow_steps import SlowSteps
-    slow = SlowSteps(steps._state, _classify, _display)
+    slow = SlowSteps(step_state, _classify, _display)
     while not stop.wait(INTERVAL):
         try:
             state = _thread_state(stat)
@@ -198,7 +198,7 @@ def _run(ident: int, native_id, stop) -> None:
                 in_slow_steps = slow.take()
                 if in_slow_steps:
                     event["slow_steps"] = in_slow_steps
-                boot.emit(event)
+                runtime.emit(event)
                 threads.emit(now)
                 counts, taken = {}, 0
                 next_emit = now + 1.0
@@ -210,7 +210,7 @@ def _run(ident: int, native_id, stop) -> None:
             event = {"k": kinds.STACK_SAMPLES, "t": time.monotonic(), "n": taken, "weights": "us", "counts": counts}
             if in_slow_steps:
                 event["slow_steps"] = in_slow_steps
-            boot.emit(event)
+            runtime.emit(event)
         except Exception:
             pass
     if stat is not None:

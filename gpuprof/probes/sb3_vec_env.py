@@ -21,7 +21,7 @@ import os
 import sys
 import weakref
 
-from . import boot, gym_env
+from . import runtime, gym_env
 from .where import locate, user_location
 from ..record import kinds
 
@@ -121,7 +121,7 @@ def describe(env, cls, now: float) -> None:
     record = _made.get(id(inner))
     if record is not None and record[0]() is inner:
         event.update(record[1])
-    boot.emit(event)
+    runtime.emit(event)
 
 
 def _sub_env(sub) -> tuple:

@@ -8,7 +8,7 @@ import os
 import threading
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 
 SAMPLE_EVERY = 16
@@ -26,8 +26,8 @@ def install(counters: dict) -> None:
     _counters.update(counters)
     if not _state["installed"]:
         _state["installed"] = True
-        boot.at_close(emit)
-        boot.at_fork_child(reset_in_child)
+        runtime.at_close(emit)
+        runtime.at_fork_child(reset_in_child)
 
 
 _state = {"installed": False}
@@ -72,7 +72,7 @@ def summary() -> dict:
 
 def emit() -> None:
     try:
-        boot.emit(dict(summary(), k=kinds.SELF_COST, t=time.monotonic()))
+        runtime.emit(dict(summary(), k=kinds.SELF_COST, t=time.monotonic()))
     except Exception:
         pass
 

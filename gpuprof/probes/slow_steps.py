@@ -21,7 +21,7 @@ MAX_FRAMES = 256      # distinct functions tallied per emit
 
 class SlowSteps:
     def __init__(self, step_state: dict, classify, display, clock=time.monotonic):
-        self.state = step_state           # gpuprof.probes.steps._state: "count", "last_end"
+        self.state = step_state           # the step probe's: "count", "last_end"
         self.classify = classify
         self.display = display
         self.clock = clock

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from . import boot
+from . import runtime
 from ..record import kinds
 from ..record.startup_parts import (COMPILATION, DATASET, DISTRIBUTED, FIRST_STEP, IMPORTS, INDEXING, LIBRARIES,
                                     MODEL_LOAD, YOUR_CODE)
@@ -59,21 +59,19 @@ def start() -> None:
 
 
 def _start() -> None:
-    from . import steps
-
     stop = threading.Event()
     thread = threading.Thread(target=_run, args=(threading.get_ident(), time.monotonic(), stop),
                               name="gpuprof-startup", daemon=True)
     _state.update(thread=thread, stop=stop)
     thread.start()
-    steps.at_first_step(_first_step)
-    boot.at_close(_stop)
-    boot.at_fork_child(_reset_in_child)
+    runtime.at_first_step(_first_step)
+    runtime.at_close(_stop)
+    runtime.at_fork_child(_reset_in_child)
 
 
 def _wanted() -> bool:
-    settings = boot.settings() or {}
-    if settings.get("sample_stacks", True) is False or boot._state.get("kernel"):
+    settings = runtime.settings() or {}
+    if settings.get("sample_stacks", True) is False or runtime.in_kernel():
         return False
     mp = sys.modules.get("multiprocessing")
     return mp is None or mp.parent_process() is None
@@ -184,7 +182,7 @@ def _run(ident: int, started: float, stop) -> None:
         except Exception:
             break
     try:
-        boot.emit({"k": kinds.STARTUP_SAMPLES, "t": _state.get("ended") or time.monotonic(), "t0": started, "n": taken,
+        runtime.emit({"k": kinds.STARTUP_SAMPLES, "t": _state.get("ended") or time.monotonic(), "t0": started, "n": taken,
                    "first_step": bool(_state.get("first_step")),
                    "counts": {key: round(value, 4) for key, value in counts.items()}})
     except Exception:

@@ -29,7 +29,7 @@ import threading
 import time
 import weakref
 
-from . import boot, dataloader, device_wait, memory, self_cost
+from . import runtime, dataloader, device_wait, memory, self_cost
 from .stream import PENDING_LIMIT, Stream
 from ..record import kinds
 
@@ -50,17 +50,13 @@ _state = {"backward_s": 0.0, "stream": None, "bstream": None, "last_end": None, 
           "hook_gap": FIRST_HOOK_GAP_S, "hooks_due": 0.0}
 
 
-_first_step_hooks = []     # run once, after the first step (the program's functions exist by then)
-_second_hooks = []         # run after a step at most once a second (reading what a library keeps of itself)
+_first_step_hooks = runtime.FIRST_STEP_HOOKS     # registered through runtime.at_first_step
+_second_hooks = runtime.SECOND_HOOKS             # registered through runtime.each_second
 
 
-def at_first_step(func) -> None:
-    _first_step_hooks.append(func)
-
-
-def each_second(func) -> None:
-    _second_hooks.append(func)
-
+def count() -> int:
+    """The steps this process has taken so far."""
+    return _state["count"]
 
 def install(torch) -> None:
     from torch.nn.modules import module as module_module
@@ -75,16 +71,16 @@ def install(torch) -> None:
         register_optimizer_step_post_hook(_after_step)
     _wrap_backward(torch.Tensor)
     self_cost.install({"step": lambda: _state["count"]})
-    boot.at_close(_flush)
-    boot.at_fork_child(_reset_in_child)
+    runtime.at_close(_flush)
+    runtime.at_fork_child(_reset_in_child)
 
 
 _monotonic = time.monotonic
 _thread_time = time.thread_time       # the self-cost probe's clock: CPU, not the machine's other jobs
-_tick = boot.tick
+_tick = runtime.tick
 _on_memory = memory.on_step
-_loader_state = dataloader._state         # its "batches": taken from any DataLoader in this process
-_memory_state = memory._state
+_loader_state = dataloader.shared_state()    # its "batches": taken from any DataLoader in this process
+_memory_state = memory.shared_state()
 TICK_EVERY = 63            # steps between asks whether the event file is due a flush, less one (a mask)
 #: Loops without a DataLoader: the first forward of each of the first FORWARD_ALWAYS steps is timed,
 #: then of one step in FORWARD_EVERY (the hook's slow path through nn.Module costs microseconds).
@@ -375,11 +371,11 @@ def _first_forward(module, inputs):
 
 def _start_sampling() -> None:
     """Sample where this (training) thread spends its steps, from the first step on."""
-    if boot.settings().get("sample_stacks", True) is False:
+    if runtime.settings().get("sample_stacks", True) is False:
         return
     try:
         from . import sampling
-        sampling.start(threading.get_ident(), threading.get_native_id())
+        sampling.start(threading.get_ident(), threading.get_native_id(), _state)
     except Exception:
         pass
 
@@ -389,15 +385,15 @@ def _check_step_limit() -> bool:
     and the warm-up steps are not measured)."""
     stop_at = _state["stop_at"]
     if stop_at is None:
-        config = boot.settings()
+        config = runtime.settings()
         limit = config.get("max_steps")
         stop_at = _state["stop_at"] = int(limit) + int(config.get("warmup_steps") or 0) + 1 if limit else 0
     if stop_at and _state["count"] >= stop_at:
         _state["stop_at"] = 0        # once
-        boot.emit({"k": kinds.STEP_LIMIT, "t": time.monotonic(), "steps": int(boot.settings()["max_steps"]),
+        runtime.emit({"k": kinds.STEP_LIMIT, "t": time.monotonic(), "steps": int(runtime.settings()["max_steps"]),
                    "total": _state["count"]})
         _flush()
-        boot.flush()
+        runtime.flush()
         return True
     return False
 

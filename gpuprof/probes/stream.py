@@ -11,7 +11,7 @@ import json
 import math
 import threading
 
-from . import boot
+from . import runtime
 from ..record.packed import PACKED, pack
 
 PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
@@ -20,7 +20,7 @@ PENDING_LIMIT = 1024     # rows held before the hot path drains them itself
 class Stream:
     def __init__(self, kind: str, fields, static: dict = None, full: int = 5000, block: int = 50, sink=None):
         """`sink` takes the events (`emit(dict)`, `emit_line(str)`): this process's event file
-        through the probes' boot module by default, which also drains the stream at each flush;
+        through the probes' runtime by default, which also drains the stream at each flush;
         an EventWriter or any such object elsewhere (tests, benchmarks), drained by `flush`."""
         self.kind = kind
         self.fields = tuple(fields)
@@ -32,9 +32,9 @@ class Stream:
         self.pending = self._rows     # for a hot path that appends itself (then drains at PENDING_LIMIT)
         self._tail = []           # rows past `full` waiting to fill a block
         self._drain_lock = threading.Lock()
-        self._sink = sink or boot
+        self._sink = sink or runtime
         if sink is None:
-            boot.add_drain(self.drain)
+            runtime.add_drain(self.drain)
 
     def add(self, t: float, *values) -> None:
         """One item: its time, then one value per field (None where not measured)."""

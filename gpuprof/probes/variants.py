@@ -28,7 +28,7 @@ import os
 import sys
 import time
 
-from . import boot, dataloader
+from . import runtime, dataloader
 from .where import user_location
 from ..record import kinds
 from ..record.changes import KEYS, LOADER_KEYS, MODEL, OPTIMIZER
@@ -60,7 +60,7 @@ def install_torch(torch, variant: dict) -> None:
     _wrap_loader_init(dl.DataLoader, torch_dir, variant, torch)
     serve = None
     if variant.get("ceiling"):
-        skip = 1 + int((boot.settings() or {}).get("warmup_steps") or 0)
+        skip = 1 + int((runtime.settings() or {}).get("warmup_steps") or 0)
         serve = Replay(after_batches=skip, keep=REPLAY_KEEP, torch=torch)
     elif int(variant.get("echo") or 1) > 1:
         serve = Echo(int(variant["echo"]), torch=torch)
@@ -70,9 +70,8 @@ def install_torch(torch, variant: dict) -> None:
         from . import model_side
         model_side.install(torch, variant)
     if variant.get("ceiling") and variant.get("function"):
-        from . import steps
-        skip = int((boot.settings() or {}).get("warmup_steps") or 0)
-        steps.at_first_step(lambda: _replay_function(variant["function"], skip, torch))
+        skip = int((runtime.settings() or {}).get("warmup_steps") or 0)
+        runtime.at_first_step(lambda: _replay_function(variant["function"], skip, torch))
 
 
 # -- a hand-written batch function: the input ceiling -------------------------------------------
@@ -95,7 +94,7 @@ def _replay_function(target: dict, skip: int, torch) -> None:
             found = (module, candidate)
             break
     if found is None:
-        boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
+        runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
                    "error": f"no module-level function {name} at {wanted}:{line} to replay (a method or a nested "
                             "function cannot be replaced from outside)"})
         return
@@ -114,7 +113,7 @@ def _replay_function(target: dict, skip: int, torch) -> None:
 
     replayed.__wrapped__ = original
     setattr(module, name, replayed)
-    boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": f"{wanted}:{line}", "l": None,
+    runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": f"{wanted}:{line}", "l": None,
                "applied": {"ceiling": True, "function": name}, "error": None})
 
 
@@ -126,7 +125,7 @@ def _set_threads(torch, threads: int) -> None:
     except Exception as exc:            # a variant never breaks the program: it is reported
         applied, error = {}, f"{exc.__class__.__name__}: {exc}"
     try:
-        boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": applied,
+        runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": applied,
                    "error": error})
     except Exception:
         pass
@@ -171,7 +170,7 @@ def _wrap_loader_init(cls, torch_dir, variant, torch=None) -> None:
                 loader_id = dataloader.loader_id(self)
                 _state["targets"].add(loader_id)
                 _state["applied"] += 1
-                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": where, "l": loader_id,
+                runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": where, "l": loader_id,
                            "applied": {k: v for k, v in applied.items() if k in wanted or k == "torch_threads"}
                            if error is None else {},
                            "error": error})
@@ -248,7 +247,7 @@ class Replay:
             raise StopIteration
         if not self.announced:
             self.announced = True
-            boot.emit({"k": kinds.VARIANT_SERVING, "t": time.monotonic(), "what": "ceiling", "kept": len(self.kept)})
+            runtime.emit({"k": kinds.VARIANT_SERVING, "t": time.monotonic(), "what": "ceiling", "kept": len(self.kept)})
         data = self.kept[self.turn % len(self.kept)]
         self.turn += 1
         return _copy(data, self.torch)
@@ -300,7 +299,7 @@ def _wrap_file_init(h5py, nbytes: int, nslots: int) -> None:
             kwargs["rdcc_nslots"] = nslots
             if not _state.get("hdf5_noted"):
                 _state["hdf5_noted"] = True
-                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
+                runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
                            "applied": {"hdf5_cache_bytes": nbytes}, "error": None})
         original(self, name, mode, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
 
@@ -325,7 +324,7 @@ def _count_reopens(h5py) -> None:
                 opens[key] = opens.get(key, 0) + 1
                 if opens[key] == REOPENED and not _state.get("reopen_noted"):
                     _state["reopen_noted"] = True
-                    boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
+                    runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
                                "error": f"the program opens {os.path.basename(key)} again for every read, so no "
                                         "data set handle can be kept from outside: keeping it needs the code "
                                         "change the fix shows (only the cache size was applied, to each open)"})
@@ -382,7 +381,7 @@ def install_pil(variant: dict) -> None:
             self.draft(None, (side, side))
             if not noted:
                 noted.append(True)
-                boot.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
+                runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
                            "applied": {"jpeg_draft": side}, "error": None})
         return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
 

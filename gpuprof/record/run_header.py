@@ -9,7 +9,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from gpuprof import __version__
+from gpuprof.package import __version__
 from gpuprof.record import provenance as run_provenance
 from gpuprof.record.hosts import host_name
 from gpuprof.record.schema import RUN_FORMAT

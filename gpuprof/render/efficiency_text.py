@@ -4,6 +4,7 @@ per sample, GPU-hours and their idle part, and with a price the money."""
 
 import html
 
+from gpuprof.render.markdown_text import escape
 from gpuprof.render.units import pct, seconds
 
 
@@ -110,7 +111,6 @@ def markdown_lines(report: dict) -> list:
     found = rows(report)
     if not found:
         return []
-    from gpuprof.render.markdown import escape
     return ["| efficiency | value |", "|---|---|"] + [f"| {escape(label)} | {escape(text)} |" for label, text in found] + [""]
 
 

@@ -3,29 +3,13 @@
 Text from the report is escaped (`__getitem__` stays as written, not bold); identifiers go in code
 spans; table cells hold short values only, longer texts follow the table as a list."""
 
-import re
-
+from gpuprof.render.markdown_text import code, escape
 from gpuprof.render.copies_text import WAIT_LABEL, copies_cell, copies_rows
 from gpuprof.render.efficiency_text import markdown_lines as efficiency_markdown
 from gpuprof.render.self_cost_text import self_cost_lines
 from gpuprof.render.gpu_text import gpu_name, job_gpus_line, rank_gpus_text, utilisation_short
 from gpuprof.advice.wording import no_fix_helped_line
 from gpuprof.render.units import command_line, gain, gain_tone, other_interpreter, pct, rate, seconds, size
-
-_MARKUP = re.compile(r"([\\`*_{}\[\]<>|~])")
-
-
-def escape(text) -> str:
-    """Plain text that GitHub-flavoured Markdown shows as written."""
-    return _MARKUP.sub(r"\\\1", str(text or ""))
-
-
-def code(text) -> str:
-    """An inline code span that survives backticks in the text."""
-    text = str(text or "")
-    fence = "``" if "`" in text else "`"
-    return f"{fence} {text} {fence}" if fence == "``" else f"`{text}`"
-
 
 def render(report: dict, options) -> str:
     return render_markdown(report)

@@ -1,6 +1,6 @@
 """The `gpuprof try` record as Markdown, for a pull-request comment."""
 
-from gpuprof.render.markdown import code, escape
+from gpuprof.render.markdown_text import code, escape
 from gpuprof.render.try_text import estimate_cell, lines, speedup_cell, verdict_cell
 from gpuprof.render.units import seconds
 

@@ -3,7 +3,7 @@
 import math
 import os
 
-import gpuprof
+from gpuprof.package import __version__
 from gpuprof.advice.by_verdict import advice_for
 from gpuprof.analysis.ddp_syncs import syncs_per_step
 from gpuprof.analysis.augmentation import with_augmentation
@@ -199,7 +199,7 @@ def build_report(record: dict, run_dir: str = None) -> dict:
     overhead = self_cost_section(meta, groups, record.get("system") or {}, others=system.get("others"))
     return {
         "format": REPORT_FORMAT,
-        "gpuprof_version": gpuprof.__version__,
+        "gpuprof_version": __version__,
         "run_dir": run_dir,
         "command": meta.get("command", []),
         "started_at": meta.get("started_at"),

@@ -52,7 +52,7 @@ class FakeCuda:
 @pytest.fixture
 def emitted(monkeypatch):
     events = []
-    monkeypatch.setattr(probe.boot, "emit", events.append)
+    monkeypatch.setattr(probe.runtime, "emit", events.append)
     monkeypatch.setattr(probe, "_state", {"torch": None, "cuda": None, "used": (), "noted": None})
     return events
 

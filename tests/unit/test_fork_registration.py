@@ -7,18 +7,18 @@ import os
 
 import pytest
 
-from gpuprof.probes import boot
+from gpuprof.probes import runtime
 from gpuprof.record import kinds
 
 
 @pytest.fixture
 def forked(tmp_path, monkeypatch):
-    """boot's state as a forked child of a started process finds it, the fork hook already run."""
-    monkeypatch.setattr(boot, "_state", {"writer": None, "forked": None,
+    """the runtime's state as a forked child of a started process finds it, the fork hook already run."""
+    monkeypatch.setattr(runtime, "_state", {"writer": None, "forked": None,
                                          "settings": {"events_dir": str(tmp_path), "flush_s": 1.0}})
-    monkeypatch.setattr(boot, "_fork_resets", [])
-    monkeypatch.setattr(boot, "_drains", [])
-    boot._after_fork_in_child()
+    monkeypatch.setattr(runtime, "_fork_resets", [])
+    monkeypatch.setattr(runtime, "_drains", [])
+    runtime._after_fork_in_child()
     return tmp_path
 
 
@@ -31,31 +31,31 @@ def registrations(folder) -> list:
 
 
 def test_the_fork_itself_writes_nothing_and_the_first_flush_registers_it(forked):
-    noted = boot._state["forked"]["t"]
+    noted = runtime._state["forked"]["t"]
     assert registrations(forked) == []
-    boot.flush()
+    runtime.flush()
     (event,) = registrations(forked)
     assert event["k"] == kinds.PROCESS and event["origin"] == "fork" and event["t"] == noted
-    assert event["pid"] == os.getpid() and boot._state["forked"] is None
+    assert event["pid"] == os.getpid() and runtime._state["forked"] is None
 
 
 def test_a_child_that_writes_nothing_registers_at_its_first_flush_interval(forked):
-    noted = boot._state["forked"]["t"]
-    boot.tick(noted + 0.5)
+    noted = runtime._state["forked"]["t"]
+    runtime.tick(noted + 0.5)
     assert registrations(forked) == []
-    boot.tick(noted + 1.0)
+    runtime.tick(noted + 1.0)
     assert [event["origin"] for event in registrations(forked)] == ["fork"]
 
 
 def test_closing_registers_a_child_that_never_wrote(forked):
-    boot._close_current()
+    runtime._close_current()
     assert [event["origin"] for event in registrations(forked)] == ["fork"]
-    boot._close_current()
+    runtime._close_current()
     assert len(registrations(forked)) == 1
 
 
 def test_a_process_without_an_event_folder_notes_no_registration(monkeypatch):
-    monkeypatch.setattr(boot, "_state", {"writer": None, "forked": None, "settings": dict(boot.BETWEEN_CELLS)})
-    monkeypatch.setattr(boot, "_fork_resets", [])
-    boot._after_fork_in_child()
-    assert boot._state["forked"] is None and boot.writer() is None
+    monkeypatch.setattr(runtime, "_state", {"writer": None, "forked": None, "settings": dict(runtime.BETWEEN_CELLS)})
+    monkeypatch.setattr(runtime, "_fork_resets", [])
+    runtime._after_fork_in_child()
+    assert runtime._state["forked"] is None and runtime.writer() is None

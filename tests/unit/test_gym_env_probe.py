@@ -28,9 +28,9 @@ def rollout():
     return seen
 
 plain = rollout() if sys.argv[1] == "compare" else None
-from gpuprof.probes import boot, gym_env
+from gpuprof.probes import runtime, gym_env
 events = []
-boot.emit = events.append
+runtime.emit = events.append
 gym_env.install(gym)
 
 class Custom(gym.Env):                    # defined after the probe is installed

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gpuprof.analysis.image_sizes import decode_share, reduction, with_image_sizes
-from gpuprof.probes import boot, image_sizes, variants
+from gpuprof.probes import runtime, image_sizes, variants
 
 Image = pytest.importorskip("PIL.Image")
 from PIL import ImageFile  # noqa: E402
@@ -28,8 +28,8 @@ def pil_restored(monkeypatch):
     monkeypatch.setattr(image_sizes, "_state", {"pid": None, "installed": False, "originals": {}})
     monkeypatch.setattr(image_sizes, "_counts", image_sizes._fresh())
     events = []
-    monkeypatch.setattr(boot, "emit", events.append)
-    monkeypatch.setattr(boot, "at_close", lambda func: None)
+    monkeypatch.setattr(runtime, "emit", events.append)
+    monkeypatch.setattr(runtime, "at_close", lambda func: None)
     return events
 
 

@@ -57,7 +57,7 @@ def test_the_probe_reads_cuda_counters_and_the_anatomy_once(monkeypatch):
     monkeypatch.setitem(probe._state, "stream", Stream("mem", ("rss", "alloc", "peak", "reserved"), full=100, sink=sink))
     monkeypatch.setitem(probe._state, "cuda", FakeCuda())
     monkeypatch.setitem(probe._state, "seen", set())
-    monkeypatch.setattr(probe.boot, "emit", emitted.append)
+    monkeypatch.setattr(probe.runtime, "emit", emitted.append)
     model = torch.nn.Linear(10, 10)
     optimizer = torch.optim.Adam(model.parameters())
     model(torch.randn(2, 10)).sum().backward()

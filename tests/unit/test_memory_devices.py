@@ -52,7 +52,7 @@ def probed(monkeypatch):
     monkeypatch.setitem(probe._state, "peaks_noted", {})
     monkeypatch.setitem(probe._state, "peaks_at", 0.0)
     monkeypatch.setitem(cuda_devices._state, "used", (0, 2))
-    monkeypatch.setattr(probe.boot, "emit", emitted.append)
+    monkeypatch.setattr(probe.runtime, "emit", emitted.append)
     return sink, emitted, fake
 
 
@@ -139,8 +139,8 @@ def test_out_of_memory_raised_from_another_error_is_still_out_of_memory():
 
 def test_the_exception_hook_notes_an_out_of_memory_message(monkeypatch):
     emitted, handed_on = [], []
-    monkeypatch.setattr(probe.boot, "emit", emitted.append)
-    monkeypatch.setattr(probe.boot, "flush", lambda: None)
+    monkeypatch.setattr(probe.runtime, "emit", emitted.append)
+    monkeypatch.setattr(probe.runtime, "flush", lambda: None)
     monkeypatch.setattr(probe.sys, "excepthook", lambda *args: handed_on.append(args))
     probe._watch_exceptions()
     error = RuntimeError("CUDA error: out of memory")

@@ -41,9 +41,9 @@ def train(update_end):
     return seen
 
 plain = train(lambda: None)
-from gpuprof.probes import boot, gym_env, rollout, steps
+from gpuprof.probes import runtime, gym_env, rollout, steps
 events = []
-boot.emit = events.append
+runtime.emit = events.append
 gym_env.install(gym)
 wrapped_before = getattr(torch.nn.Module.__call__, "_gpuprof", False)
 

@@ -39,9 +39,9 @@ class Scale(gym.ObservationWrapper):
 
 SCRIPT = ENV_CLASS + r"""
 import sys
-from gpuprof.probes import boot
+from gpuprof.probes import runtime
 events = []
-boot.emit = events.append
+runtime.emit = events.append
 from gpuprof.probes.install import arm
 arm({})
 imported_by_arming = "stable_baselines3" in sys.modules
@@ -77,8 +77,8 @@ print(json.dumps({"seen": seen}))
 
 PICKLED = ENV_CLASS + r"""
 import sys, cloudpickle
-from gpuprof.probes import boot, gym_env
-boot.emit = lambda event: None
+from gpuprof.probes import runtime, gym_env
+runtime.emit = lambda event: None
 gym_env.install(gym)
 assert getattr(Walker.step, "_gpuprof", False)
 payload = cloudpickle.dumps(Walker)
@@ -90,9 +90,9 @@ print(json.dumps({"rc": out.returncode, "out": out.stdout.decode().strip(), "err
 """
 
 FAN_OUT = ENV_CLASS + r"""
-from gpuprof.probes import boot, gym_env
+from gpuprof.probes import runtime, gym_env
 events = []
-boot.emit = events.append
+runtime.emit = events.append
 gym_env.install(gym)
 
 class Envs:                                   # a vector env of the program's own

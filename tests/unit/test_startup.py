@@ -96,13 +96,13 @@ def test_the_sampler_stops_at_the_first_step_and_writes_one_event(monkeypatch):
     """Nothing of the start-up probe runs during the steps: the first step's hook ends its thread."""
     import threading
     import time
-    from gpuprof.probes import boot, steps
+    from gpuprof.probes import runtime, steps
 
     emitted, hooks = [], []
-    monkeypatch.setattr(boot, "emit", emitted.append)
-    monkeypatch.setattr(boot, "at_close", lambda func: None)
-    monkeypatch.setattr(boot, "at_fork_child", lambda func: None)
-    monkeypatch.setattr(steps, "at_first_step", hooks.append)
+    monkeypatch.setattr(runtime, "emit", emitted.append)
+    monkeypatch.setattr(runtime, "at_close", lambda func: None)
+    monkeypatch.setattr(runtime, "at_fork_child", lambda func: None)
+    monkeypatch.setattr(runtime, "at_first_step", hooks.append)
     monkeypatch.setattr(probe, "_state", {"thread": None, "stop": None})
     monkeypatch.setattr(probe, "INTERVAL", 0.01)
     probe._start()

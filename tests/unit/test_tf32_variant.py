@@ -38,7 +38,7 @@ def fake_torch(new_api: bool):
 @pytest.fixture
 def emitted(monkeypatch):
     events = []
-    monkeypatch.setattr(model_side.boot, "emit", events.append)
+    monkeypatch.setattr(model_side.runtime, "emit", events.append)
     return events
 
 
@@ -78,7 +78,7 @@ def test_real_torch_the_variant_leaves_the_state_the_fixs_snippet_leaves():
                 legacy = "raises"
             return [b.cuda.matmul.fp32_precision, b.cudnn.conv.fp32_precision, legacy]
 
-        model_side.boot.emit = lambda event: None
+        model_side.runtime.emit = lambda event: None
         if sys.argv[1] == "variant":
             model_side._set_flags(torch, {"allow_tf32": True})
         else:
