@@ -20,7 +20,7 @@ def run_gate(report_path: str, report: dict = None, baseline_path=None, config=N
     from gpuprof.gate.decide import decide
     from gpuprof.gate.errors import GateInputError
     from gpuprof.gate.load import load_report
-    from gpuprof.gate.output import junit_xml, markdown as markdown_text
+    from gpuprof.render.gate_text import junit_xml, markdown as markdown_text
     from gpuprof.reporting.outputs import try_write
 
     try:
@@ -56,7 +56,7 @@ def show_table(result, source) -> None:
 
     from rich.table import Table
 
-    from gpuprof.gate.output import fmt, limit_text
+    from gpuprof.render.gate_text import fmt, limit_text
     from gpuprof.render.console import stream_console
 
     style = {"pass": "green", "fail": "bold red", "missing": "bold red", "skipped": "yellow", "disturbed": "yellow"}

@@ -96,7 +96,7 @@ def test_every_output_words_the_estimate_as_the_same_range_and_never_up_to():
         assert "up to" not in text, fmt
         if fmt != "json":
             assert words in text, fmt
-    from gpuprof.gate.output import markdown
+    from gpuprof.render.gate_text import markdown
     gate = markdown(type("Result", (), {"passed": False, "checks": [], "summary": "s"})(), report)
     assert words in gate and "up to" not in gate
 

@@ -5,7 +5,7 @@ import pytest
 from gpuprof.gate import config
 from gpuprof.gate.decide import FAIL, MISSING, PASS, SKIPPED, decide
 from gpuprof.gate.errors import GateInputError
-from gpuprof.gate.output import junit_xml, markdown
+from gpuprof.render.gate_text import junit_xml, markdown
 
 
 def report(wait=0.5, sps=100.0, median=0.010, batch=32, name="train.py", util=None):

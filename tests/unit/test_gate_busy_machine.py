@@ -8,7 +8,7 @@ import pytest
 
 from gpuprof.gate import config
 from gpuprof.gate.decide import DISTURBED, FAIL, MISSING, PASS, decide
-from gpuprof.gate.output import junit_xml, markdown
+from gpuprof.render.gate_text import junit_xml, markdown
 
 BUSY = {"other_cores": 1.2, "cpu_count": 2, "share": 0.6, "notable": True, "over": "steps"}
 

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from gpuprof.gate.output import markdown as gate_markdown
+from gpuprof.render.gate_text import markdown as gate_markdown
 from gpuprof.record.reader import load_run
 from gpuprof.render import formats
 from gpuprof.reporting.build import build_report

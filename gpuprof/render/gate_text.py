@@ -2,7 +2,9 @@
 
 from xml.etree import ElementTree as ET
 
+from gpuprof.advice.wording import no_fix_helped_line
 from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, SKIPPED
+from gpuprof.render.units import gain, gain_tone
 
 
 def fmt(value, name: str) -> str:
@@ -49,8 +51,6 @@ def junit_xml(result, report_path: str) -> str:
 def _top_fix(report: dict, top: dict) -> list:
     """The report's first fix as every other output words it (its estimate's range, what `gpuprof
     try` measured beside it), or that the measured fixes did not help."""
-    from gpuprof.advice.wording import no_fix_helped_line
-    from gpuprof.render.units import gain, gain_tone
     if no_fix_helped_line(report):
         return [f"**Top fix:** none: {no_fix_helped_line(report)}", ""]
     mark = {"loss": "❌ ", "same": "⚠️ "}.get(gain_tone(top), "")
