@@ -3,12 +3,8 @@ nearest pyproject.toml from the cwd upward. Command-line flags override the file
 
 import os
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
 from gpuprof.gate.errors import GateInputError
+from gpuprof.project_file import find_pyproject, read_toml, tool_table
 
 #: The gate's thresholds, the one list of them: each is a key of [tool.gpuprof.gate] and, spelled as
 #: flag_of(name), a flag of `gpuprof gate`.
@@ -27,40 +23,9 @@ def flag_of(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def find_pyproject(start: str):
-    folder = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
-def _read_toml(path: str) -> dict:
-    try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise GateInputError(f"config file not found: {path}")
-    except OSError as exc:
-        raise GateInputError(f"cannot read config {path}: {exc.strerror or exc}")
-    except tomllib.TOMLDecodeError as exc:
-        raise GateInputError(f"{path} is not valid TOML: {exc}")
-
-
 def gate_table(data: dict, path: str, explicit: bool) -> dict:
     """`[tool.gpuprof.gate]`; in a file given with --config, a top-level `[gate]` table too."""
-    table = data.get("tool", {}).get("gpuprof", {}).get("gate")
-    if table is None and explicit:
-        table = data.get("gate")
-    if table is None:
-        return {}
-    if not isinstance(table, dict):
-        raise GateInputError(f"{path}: [tool.gpuprof.gate] must be a table")
-    return table
+    return tool_table(data, "gate", path, GateInputError, top_level=explicit)
 
 
 def validate(table: dict, path: str) -> dict:
@@ -89,11 +54,11 @@ def validate(table: dict, path: str) -> dict:
 def load(config_path=None, cwd: str = ".") -> tuple:
     """(thresholds, the file they came from or None)."""
     if config_path is not None:
-        return validate(gate_table(_read_toml(config_path), config_path, True), config_path), config_path
+        return validate(gate_table(read_toml(config_path, GateInputError), config_path, True), config_path), config_path
     pyproject = find_pyproject(cwd)
     if pyproject is None:
         return {}, None
-    return validate(gate_table(_read_toml(pyproject), pyproject, False), pyproject), pyproject
+    return validate(gate_table(read_toml(pyproject, GateInputError), pyproject, False), pyproject), pyproject
 
 
 SHARES = ("max_data_wait", "min_gpu_util", "min_mfu")

@@ -260,5 +260,5 @@ def _is_library(path: str) -> bool:
 
 
 def _short(path: str) -> str:
-    from .sampling import _display     # the stack sampler's spelling of a file, relative below the cwd
+    from .sampling import display_path as _display     # the stack sampler's spelling of a file, relative below the cwd
     return _display(path)

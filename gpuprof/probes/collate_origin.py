@@ -6,7 +6,7 @@ not named: stacking tensors is the batch's assembly, not the user's preprocessin
 import functools
 import os
 
-from .where import library_display, _display, _is_library
+from .where import library_display, display_path, is_library
 
 #: Attributes that hold the collate a framework's wrapper calls (Hugging Face's RemoveColumnsCollator).
 _WRAPPED = ("data_collator", "collate_fn")
@@ -48,8 +48,8 @@ def describe(collate):
         path = os.path.abspath(code.co_filename)
         if f"{os.sep}torch{os.sep}utils{os.sep}data{os.sep}" in path:
             return None
-        library = _is_library(path)
-        shown = library_display(path) if library else _display(path)
+        library = is_library(path)
+        shown = library_display(path) if library else display_path(path)
         return {"name": name, "where": f"{shown}:{code.co_firstlineno}", "library": bool(library)}
     except Exception:
         return None

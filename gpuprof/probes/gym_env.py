@@ -166,7 +166,7 @@ def _describe(env, cls, now: float) -> None:
                "vector": num_envs is not None, "num_envs": num_envs if isinstance(num_envs, int) else None,
                "vector_cls": inner, "async": "Async" in (inner or name),
                "spec": _spec_id(spec), "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
-               "where": user_location((_gymnasium_dir(),))})
+               "where": user_location((gymnasium_dir(),))})
 
 
 def _watch_fan_out(env, caller, now: float) -> None:
@@ -202,7 +202,7 @@ def _watch_fan_out(env, caller, now: float) -> None:
                "library": package_of(path), "vector": True, "fan_out": True, "num_envs": len(stepped),
                "vector_cls": looping, "async": False, "sub_env": type(env).__name__, "spec": _spec_id(spec),
                "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
-               "where": user_location((_gymnasium_dir(),))})
+               "where": user_location((gymnasium_dir(),))})
 
 
 def _innermost_vector(env):
@@ -228,7 +228,7 @@ def _spec_id(spec):
     return getattr(spec, "id", None) if spec is not None else None
 
 
-def _gymnasium_dir():
+def gymnasium_dir():
     import sys
     module = sys.modules.get("gymnasium")
     path = getattr(module, "__file__", None)

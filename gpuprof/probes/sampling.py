@@ -26,7 +26,7 @@ _state = {"thread": None, "stop": None}
 observers = []              # other probes' functions(frame, weight) that see each sample too
 _kind_of_code = {}          # code object -> marker kind, "user", or None (library frame to pass over)
 
-_PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+PROBES_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def start(thread_ident: int, native_id: int = None, step_state: dict = None) -> None:
@@ -64,13 +64,13 @@ def _classify(code):
         return kind
     path = code.co_filename.replace(os.sep, "/")
     kind = None
-    library = _is_library(path)
+    library = is_library(path)
     for name, fragment, functions in TORCH_MARKERS:
         if fragment in path and (functions is None or code.co_name in functions):
             kind = name
             break
     if kind is None and not path.startswith("<") and not library and \
-            not os.path.abspath(code.co_filename).startswith(_PROBES_DIR):
+            not os.path.abspath(code.co_filename).startswith(PROBES_DIR):
         kind = "user"
     _kind_of_code[code] = kind
     return kind
@@ -79,7 +79,7 @@ def _classify(code):
 _LIBRARY = re.compile(LIBRARY_PATH)
 
 
-def _is_library(path: str) -> bool:
+def is_library(path: str) -> bool:
     return bool(_LIBRARY.search(path))
 
 
@@ -97,14 +97,14 @@ def sample(frame):
         if kind == "user":
             if len(users) < USER_FRAMES:
                 code = frame.f_code
-                users.append(f"{code.co_name} ({_display(code.co_filename)}:{code.co_firstlineno})")
+                users.append(f"{code.co_name} ({display_path(code.co_filename)}:{code.co_firstlineno})")
         elif kind is not None:
             return kind, None
         frame = frame.f_back
     return "host", "<".join(users) if users else None
 
 
-def _display(filename: str) -> str:
+def display_path(filename: str) -> str:
     try:
         rel = os.path.relpath(filename)
     except ValueError:
@@ -172,7 +172,7 @@ def _run(ident: int, native_id, stop, step_state: dict) -> None:
     stat = ProcFile(f"/proc/self/task/{native_id}/stat", 512, _is_stat) if native_id is not None else None
     previous = time.monotonic()
     from .slow_steps import SlowSteps
-    slow = SlowSteps(step_state, _classify, _display)
+    slow = SlowSteps(step_state, _classify, display_path)
     while not stop.wait(INTERVAL):
         try:
             state = _thread_state(stat)

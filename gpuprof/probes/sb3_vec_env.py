@@ -112,7 +112,7 @@ def describe(env, cls, now: float) -> None:
     sub_wrappers, sub_env, spec = _sub_env(sub)
     # The user's line, and SB3's line that stepped the env where its algorithm did (its vec_env
     # package and gymnasium passed over).
-    found = locate((gym_env._gymnasium_dir(), _sb3_dir("common", "vec_env")))
+    found = locate((gym_env.gymnasium_dir(), _sb3_dir("common", "vec_env")))
     event = {"k": kinds.ENV, "t": now, "cls": cls.__name__, "module": cls.__module__, "library": LIBRARY,
              "vector": True, "num_envs": num_envs if isinstance(num_envs, int) else None,
              "vector_cls": type(inner).__name__, "wrappers": chain, "async": bool(parallel),

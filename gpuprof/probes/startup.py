@@ -133,7 +133,7 @@ def part_of(frame):
 
 def _classify(code):
     """(the part a frame of this code stands for, or None; whether it is the user's own code)."""
-    from .sampling import _PROBES_DIR, _is_library
+    from .sampling import PROBES_DIR as _PROBES_DIR, is_library as _is_library
     path = code.co_filename.replace(os.sep, "/")
     if path.startswith("<frozen importlib"):
         return IMPORTS, False
@@ -156,7 +156,7 @@ def _named(function: str):
 
 
 def _display(filename: str) -> str:
-    from .sampling import _display as display
+    from .sampling import display_path as display
     return display(filename)
 
 

@@ -49,7 +49,7 @@ def _library_dirs() -> tuple:
 _LIBRARIES = None
 
 
-def _is_library(path: str) -> bool:
+def is_library(path: str) -> bool:
     global _LIBRARIES
     if _LIBRARIES is None:
         _LIBRARIES = _library_dirs()
@@ -93,9 +93,9 @@ def locate(skip_dirs=(), depth: int = 2) -> dict:
         if not filename.startswith("<"):
             path = os.path.abspath(filename)
             if not path.startswith(skip):
-                here = f"{_display(path)}:{frame.f_lineno}"
+                here = f"{display_path(path)}:{frame.f_lineno}"
                 first_outside = first_outside or here
-                if _is_library(path):
+                if is_library(path):
                     name = package_of(path)
                     if where is None:
                         if name is not None and built_in is None:
@@ -111,7 +111,7 @@ def locate(skip_dirs=(), depth: int = 2) -> dict:
     if role is not None:
         found.update(role=role, built_by=getattr(role_frame.f_code, "co_qualname", role_frame.f_code.co_name))
         path = os.path.abspath(role_frame.f_code.co_filename)
-        if not _is_library(path):
+        if not is_library(path):
             # the user's own method built it: a library frame below it is the framework's wrapper of
             # DataLoader.__init__ (Lightning records the arguments to rebuild it), not its builder
             found.update(built_in=None, role_by_user=True)
@@ -122,14 +122,14 @@ def locate(skip_dirs=(), depth: int = 2) -> dict:
 
 
 def library_display(path: str) -> str:
-    """An installed file as its package path ('transformers/trainer.py'), else as `_display` shows it."""
+    """An installed file as its package path ('transformers/trainer.py'), else as `display_path` shows it."""
     for marker in (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}"):
         if marker in path:
             return path.split(marker, 1)[1]
-    return _display(path)
+    return display_path(path)
 
 
-def _display(filename: str) -> str:
+def display_path(filename: str) -> str:
     path = os.path.abspath(filename)
     try:
         rel = os.path.relpath(path)

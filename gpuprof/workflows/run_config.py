@@ -5,6 +5,7 @@ gpuprof's own defaults."""
 import os
 
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.project_file import find_pyproject, read_toml, tool_table
 
 KEYS = {"out": str, "interval": float, "probes": bool, "gpu": bool, "live": bool, "quiet": bool, "python": str,
         "peak_tflops": float, "price_per_gpu_hour": float}
@@ -12,35 +13,12 @@ BUILT_IN = {"out": None, "interval": 0.1, "probes": True, "gpu": True, "live": N
             "peak_tflops": None, "price_per_gpu_hour": None}
 
 
-def find_pyproject(start: str):
-    folder = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
-            return candidate
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-
-
 def file_defaults(cwd: str = ".") -> dict:
     """The checked `[tool.gpuprof.run]` table (paths made absolute from the file's folder)."""
     path = find_pyproject(cwd)
     if path is None:
         return {}
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise UsageProblem(f"cannot read {path}: {exc}")
-    table = data.get("tool", {}).get("gpuprof", {}).get("run", {})
-    if not isinstance(table, dict):
-        raise UsageProblem(f"{path}: [tool.gpuprof.run] must be a table")
+    table = tool_table(read_toml(path, UsageProblem), "run", path, UsageProblem)
     out = {}
     for key, value in table.items():
         kind = KEYS.get(key)

@@ -164,3 +164,14 @@ def test_a_run_measured_on_a_busy_machine_is_disturbed_not_passed_or_failed():
     baseline = dict(report(), system=busy["system"])
     assert statuses(decide(report(median=0.014), {"max_regression": 0.15}, baseline)) == {"max_regression": DISTURBED}
     assert statuses(decide(report(wait=0.5), {"max_data_wait": 0.2})) == {"max_data_wait": FAIL}
+
+
+def test_run_defaults_and_gate_thresholds_read_the_same_pyproject(tmp_path):
+    """`[tool.gpuprof.run]` and `[tool.gpuprof.gate]` come from one file through one reader: both
+    found from a folder below it, each table checked by its own command."""
+    from gpuprof.workflows.run_config import file_defaults
+    (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.run]\ninterval = 1\n[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
+    below = tmp_path / "src" / "pkg"
+    below.mkdir(parents=True)
+    assert file_defaults(str(below)) == {"interval": 1.0}
+    assert config.load(cwd=str(below)) == ({"max_data_wait": 0.2}, str(tmp_path / "pyproject.toml"))
