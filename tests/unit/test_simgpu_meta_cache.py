@@ -88,3 +88,24 @@ def test_an_output_sharing_its_inputs_storage_is_not_kept():
         got = cache.call(alias, (x,), {}, inplace=False)
         assert got.untyped_storage()._cdata == x.untyped_storage()._cdata
     assert alias.calls == 2
+
+
+class OwnDispatch(torch.Tensor):
+    """A tensor subclass that answers ops itself (as DTensor, which FSDP2 shards with, does)."""
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        with torch._C._DisableTorchDispatch():
+            out = func(*args, **(kwargs or {}))
+        return cls._make_subclass(cls, out)
+
+
+def test_a_tensor_subclass_with_its_own_dispatch_is_never_answered_from_memory():
+    cache, zeros_like = MetaCache(torch), Counted(aten.zeros_like.default)
+    wrapped = OwnDispatch._make_subclass(OwnDispatch, meta(4, 4))
+    assert cache.signature(zeros_like, (wrapped,), {}) is None
+    cache.call(zeros_like, (wrapped,), {}, inplace=False)
+    again = cache.call(zeros_like, (wrapped,), {}, inplace=False)
+    assert zeros_like.calls == 2 and type(again) is OwnDispatch
+    parameter = torch.nn.Parameter(meta(4, 4))
+    assert cache.signature(zeros_like, (parameter,), {}) is not None

@@ -212,6 +212,9 @@ def _group_class(torch, dist, face):
             super().__init__(rank, size)
             self.world = size
             self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("gpuprof-simgpu-nccl", store), rank, size, timeout)
+            # A group's name lives on its backends (a group with none has no name, and DeviceMesh,
+            # which FSDP2 builds, reads it): the gloo group stands as the one for host tensors.
+            self._register_backend(torch.device("cpu"), dist.ProcessGroup.BackendType.GLOO, self.gloo)
 
         def getBackendName(self):
             return BACKEND
@@ -249,6 +252,30 @@ def _group_class(torch, dist, face):
                                     lambda: self.gloo._reduce_scatter_base(output, input, opts)
                                     if opts is not None else self.gloo._reduce_scatter_base(output, input))
 
+        # torch 2.13's names for the one-tensor forms (all_gather_into_tensor, reduce_scatter_tensor:
+        # FSDP's gathers and reductions) and their coalesced lists
+        all_gather_single = _allgather_base
+        reduce_scatter_single = _reduce_scatter_base
+
+        def all_gather_single_coalesced(self, outputs, inputs, opts=None):
+            return self._collective("allgather", outputs, outputs, lambda: self._each(
+                self.gloo._allgather_base, outputs, inputs, opts))
+
+        def reduce_scatter_single_coalesced(self, outputs, inputs, opts=None):
+            return self._collective("reduce_scatter", inputs, outputs, lambda: self._each(
+                self.gloo._reduce_scatter_base, outputs, inputs, opts))
+
+        allgather_into_tensor_coalesced = all_gather_single_coalesced
+        reduce_scatter_tensor_coalesced = reduce_scatter_single_coalesced
+
+        def _each(self, collective, outputs, inputs, opts):
+            """A coalesced list on host tensors, one gloo collective a pair."""
+            works = [collective(out, inp, opts) if opts is not None else collective(out, inp)
+                     for out, inp in zip(outputs, inputs)]
+            for work in works[:-1]:
+                work.wait()
+            return works[-1] if works else done(outputs)
+
         def barrier(self, opts=None):
             return self.gloo.barrier(opts) if opts is not None else self.gloo.barrier()
 
@@ -264,7 +291,7 @@ def _group_class(torch, dist, face):
             stream = face.runtime.current_stream(ordinal)
             ready = device.stream_ready(stream)
             everyone = self._latest(ready)
-            _, end = device.collective(stream, everyone, traffic(op, nbytes, self.world), NCCL_SM_SHARE)
+            _, end = device.collective(stream, ready, everyone, traffic(op, nbytes, self.world), NCCL_SM_SHARE)
             TIMING.collective(ready, end)
             return done(result)
 

@@ -286,11 +286,15 @@ class Device:
         now = self.clock.now()
         return max(now, stream.tail, self.compute_tail if stream.tail > now else 0.0)
 
-    def collective(self, stream: Stream, everyone_ready: float, link_bytes: float, sm_active: float) -> tuple:
-        """An NCCL collective queued on `stream`: it runs from when this stream reaches it, waits
-        inside for the last rank (`everyone_ready`), then moves `link_bytes` over the GPU's link after
-        a fixed latency. Returns (start, end); the host does not wait."""
-        start = self._compute_start(stream)
+    def collective(self, stream: Stream, ready: float, everyone_ready: float, link_bytes: float,
+                   sm_active: float) -> tuple:
+        """An NCCL collective queued on `stream`: it runs from when this stream reaches it (`ready`,
+        read before the ranks agreed on the host: that exchange is the simulator's, not the
+        device's), waits inside for the last rank (`everyone_ready`), then moves `link_bytes` over
+        the GPU's link after a fixed latency. Returns (start, end); the host does not wait."""
+        self._admit(stream)
+        behind = max(stream.tail, self.compute_tail)
+        start = max(ready, behind + self.spec.kernel_gap_s * self.time_scale) if behind > ready else ready
         end = max(start, everyone_ready) + (self.spec.collective_latency_s
                                             + link_bytes / self.spec.link_bandwidth) * self.time_scale
         self.compute_tail = end

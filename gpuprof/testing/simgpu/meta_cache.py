@@ -28,6 +28,7 @@ class MetaCache:
         self.META = torch.device("meta")
         self.empty_strided = torch.ops.aten.empty_strided.default
         self.plain_types = _SCALARS + (torch.dtype, torch.device, torch.layout, torch.memory_format)
+        self.plain_kinds = {}       # tensor type -> whether ops on it are the device's own
         self.entries = {}           # signature -> ("fresh", many, container, specs) | ("inplace", template) | None
 
     def call(self, func, args, kwargs, inplace: bool):
@@ -78,7 +79,7 @@ class MetaCache:
         if kind in self.plain_types:
             return kind, value              # the type too: 1, 1.0 and True are equal keys but not equal ops
         if kind is self.Tensor or isinstance(value, self.Tensor):
-            if not self.real_is_meta(value) or value.layout != self.strided:
+            if not self._plain_tensor_type(kind) or not self.real_is_meta(value) or value.layout != self.strided:
                 raise _NotKept
             dtype = value.dtype
             if dtype.is_complex:
@@ -93,6 +94,15 @@ class MetaCache:
         if isinstance(value, (list, tuple)):
             return kind, tuple([self._part(item, leaves) for item in value])
         raise _NotKept
+
+    def _plain_tensor_type(self, kind) -> bool:
+        """A tensor type whose ops the device answers itself (Tensor, Parameter); a subclass with a
+        dispatch of its own (DTensor, which FSDP2 shards with) wraps what the op gives, so its
+        outcome is not a layout to give again."""
+        found = self.plain_kinds.get(kind)
+        if found is None:
+            found = self.plain_kinds[kind] = kind.__torch_dispatch__ is self.Tensor.__torch_dispatch__
+        return found
 
     # ---- learning an outcome, and giving it again
 

@@ -88,6 +88,7 @@ class TorchFace:
         self._patch_cuda()
         self._patch_accelerator()
         self._patch_tensor()
+        self._patch_backward()
         collectives.install(torch, self)
         self.enter_modes()
         self._follow_threads()
@@ -135,6 +136,30 @@ class TorchFace:
                         "current_stream": answering("current_stream"), "set_stream": answering("set_stream")}
         for name, value in replacements.items():
             setattr(accelerator, name, value)
+        # torch.distributed and FSDP ask the C binding which accelerator the machine has
+        # (FSDP2's default mesh, a barrier's device, init_process_group's default backend).
+        self.torch._C._get_accelerator = lambda check_available=False: current_accelerator(check_available) \
+            or torch.device("cpu")
+
+    def _patch_backward(self) -> None:
+        """The backward pass runs with the function mode on. `loss.backward()` reaches autograd's
+        engine from inside the mode's handler, where the mode is off, and the hooks the engine runs
+        (FSDP's gathers and reductions) place tensors with device="cuda"."""
+        torch = self.torch
+        graph = torch.autograd.graph
+        real_run = graph._engine_run_backward
+        mode_class = self.function_mode_class
+        stack = self.torch.overrides._get_current_function_mode_stack
+
+        def run_backward(*args, **kwargs):
+            if any(isinstance(mode, mode_class) for mode in stack()):
+                return real_run(*args, **kwargs)
+            with mode_class():
+                return real_run(*args, **kwargs)
+        run_backward.__wrapped__ = real_run
+        graph._engine_run_backward = run_backward
+        if getattr(torch.autograd, "_engine_run_backward", None) is real_run:
+            torch.autograd._engine_run_backward = run_backward
 
     def _patch_tensor(self) -> None:
         Tensor = self.torch.Tensor
