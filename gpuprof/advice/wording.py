@@ -2,6 +2,8 @@
 heading of the fix list, what the measurements say when no fix helped, and what a compute-bound run
 with nothing to fix in its input does next."""
 
+from typing import Mapping
+
 from gpuprof.analysis import bottlenecks
 
 
@@ -9,7 +11,7 @@ def _pct(x) -> str:
     return "n/a" if x is None else f"{x * 100:.0f}%"
 
 
-def range_words(item: dict) -> str:
+def range_words(item: Mapping) -> str:
     """`1.20–1.60x`: an item's estimate as the range every output prints (the midpoint alone for an
     item saved before estimates had ranges)."""
     estimate = item.get("estimate") or {}
@@ -18,7 +20,7 @@ def range_words(item: dict) -> str:
     return f"{estimate['low']:.2f}–{estimate['high']:.2f}x"
 
 
-def advice_heading(report: dict) -> str:
+def advice_heading(report: Mapping) -> str:
     """How the fix list is ranked, as gpuprof.advice.rank orders it (each fix that moved says why)."""
     if (report.get("verdict") or {}).get("bottleneck") == bottlenecks.MEMORY_OOM.id:
         return "Fixes, ranked by the memory each frees"
@@ -26,7 +28,7 @@ def advice_heading(report: dict) -> str:
             "code changes, then by estimated speed-up (a measured speed-up ranks in its place)")
 
 
-def no_fix_helped_line(report: dict):
+def no_fix_helped_line(report: Mapping):
     """The line every output puts above the fixes when `gpuprof try` measured each of them and none
     was faster than the program as it is (None otherwise)."""
     from gpuprof.advice.measured import no_fix_helped
@@ -36,7 +38,7 @@ def no_fix_helped_line(report: dict):
             "they are listed for what was measured, not as advice")
 
 
-def next_steps_for_compute(report: dict) -> str:
+def next_steps_for_compute(report: Mapping) -> str:
     """A compute-bound run with no fix to offer: what its input costs (nothing, where its workers
     take no notable share of the cores), and where to look next."""
     wait = (report.get("steps") or {}).get("data_wait_share")

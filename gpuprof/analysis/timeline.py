@@ -5,6 +5,8 @@ Pure: the run record and its report in, plain data out. Times are seconds since 
 5000 items of a stream are single, later ones arrive as blocks of many (gpuprof.record.bounded), so
 an interval here stands for `n` items (1 for a single one) and its values are sums over them."""
 
+from typing import Mapping
+
 from gpuprof.analysis.loaders import loader_of
 from gpuprof.analysis.loop import dominant_loader, line_of
 from gpuprof.analysis.processes import events_of_kind, registered_processes
@@ -18,7 +20,7 @@ def _interval(start: float, end: float, n: int = 1, **values) -> dict:
     return {"start": start, "end": max(end, start), "n": n, **values}
 
 
-def build_timeline(record: dict, report: dict) -> dict:
+def build_timeline(record: dict, report: Mapping) -> dict:
     """{origin, duration_s, window, processes, steps, waits, fetches, epochs, copies, memory, system, gpus}."""
     meta = record.get("meta") or {}
     groups = record.get("processes") or []

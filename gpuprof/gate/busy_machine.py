@@ -7,6 +7,8 @@ too. Every other judged check measured on a busy machine is `disturbed`, not dec
 may be the load's, or the load may have helped it pass (a data-wait share or a GPU utilisation moves
 either way; a slowed baseline makes a regression look smaller)."""
 
+from typing import Mapping, Optional
+
 from gpuprof.analysis.machine_load import busy_words
 from gpuprof.gate.statuses import DISTURBED, FAIL, PASS
 
@@ -26,7 +28,7 @@ HARDER_WHEN_BUSY = {
 READS_BASELINE = {"max_regression"}
 
 
-def judge_on_busy_machine(result, report: dict, baseline: dict = None) -> None:
+def judge_on_busy_machine(result, report: Mapping, baseline: Optional[Mapping] = None) -> None:
     """Marks `disturbed` each passed or failed check that a busy run or baseline could have moved
     towards its result, notes the load on the checks it leaves passed, and says what was busy in
     `result.disturbed`."""

@@ -265,7 +265,7 @@ def gpu_models(report: dict):
                  if isinstance(g, dict) and g.get("name")]
     if not names:
         return None
-    counted = {}
+    counted: dict = {}
     for name in names:
         counted[name] = counted.get(name, 0) + 1
     return ", ".join(f"{n} x {name}" if n > 1 else name for name, n in sorted(counted.items()))

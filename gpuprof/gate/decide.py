@@ -7,20 +7,22 @@ at all: bad input, exit 2, unless every threshold has its measure. A regression 
 baseline is skipped and says so."""
 
 from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 from gpuprof.analysis.job_gpus import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
 from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, PASS, SKIPPED  # noqa: F401  (the gate's words)
 from gpuprof.gate.busy_machine import judge_on_busy_machine
+from gpuprof.record.report_format import Report
 
 
 @dataclass
 class Check:
     name: str
     label: str
-    measured: float = None
-    limit: float = None
+    measured: Optional[float] = None
+    limit: Optional[float] = None
     status: str = PASS
     detail: str = ""
 
@@ -42,7 +44,7 @@ class GateResult:
         return not self.passed and all(c.status in (PASS, SKIPPED, DISTURBED) for c in self.checks)
 
 
-def gpu_util(report: dict):
+def gpu_util(report: Report):
     """The job's GPUs' mean utilisation over the measured steps (the report's figure, which already
     leaves start-up out and picks the job's GPUs); an older report's summaries otherwise."""
     system = report.get("system") or {}
@@ -52,25 +54,26 @@ def gpu_util(report: dict):
     return job_gpu_util(system.get("gpus") or [])
 
 
-def gpu_util_detail(report: dict) -> str:
+def gpu_util_detail(report: Report) -> str:
     """Which GPUs and which span the GPU figure covers, or why there is none."""
     status = (report.get("system") or {}).get("gpu_status") or {}
-    if status.get("reason") and gpu_util(report) is None:
-        return status["reason"]
+    reason = status.get("reason")
+    if reason and gpu_util(report) is None:
+        return reason
     chosen = status.get("job_gpus") or {}
     if not chosen:
         return status.get("reason") or ""
     span = {"steps": "over the measured steps", "run": "over the whole run (no samples inside the steps)"}.get(
-        status.get("job_util_over"), "")
+        status.get("job_util_over") or "", "")
     gpus = ", ".join(label for label in chosen.get("labels") or [] if label)
     return f"{gpus} ({chosen.get('words')}) {span}".strip()
 
 
-def mfu(report: dict):
+def mfu(report: Report):
     return (report.get("efficiency") or {}).get("mfu")
 
 
-def mfu_detail(report: dict) -> str:
+def mfu_detail(report: Report) -> str:
     """The MFU's inputs, or why there is none (the step not counted, the peak unknown)."""
     section = report.get("efficiency") or {}
     if not section.get("flops_per_step"):
@@ -82,12 +85,12 @@ def mfu_detail(report: dict) -> str:
     return f"against {peak['tflops']:g} TFLOPS {str(peak.get('dtype') or '').upper()}, {peak.get('source')}"
 
 
-def program_of(report: dict) -> str:
+def program_of(report: Mapping) -> str:
     program = report.get("program") or {}
     return program.get("name") or " ".join(report.get("command") or [])
 
 
-def decide(report: dict, thresholds: dict, baseline: dict = None, force: bool = False, rounds=(),
+def decide(report: Report, thresholds: dict, baseline: dict = None, force: bool = False, rounds=(),
            baseline_rounds=()) -> GateResult:
     steps = report.get("steps") or {}
     result = GateResult(summary=(report.get("verdict") or {}).get("summary", ""))
@@ -134,7 +137,7 @@ def _at_least(name, label, measured, limit, detail) -> Check:
     return Check(name, label, measured, limit, PASS if measured >= limit else FAIL, detail)
 
 
-def comparable(report: dict, baseline: dict) -> None:
+def comparable(report: Report, baseline: dict) -> None:
     """Refuse to compare different programs or batch sizes (GateInputError)."""
     mine, theirs = program_of(report), program_of(baseline)
     if mine != theirs:
@@ -206,7 +209,7 @@ def _median_noise(steady: dict):
 SPLIT_SPREAD = 4.0
 
 
-def _split(report: dict) -> bool:
+def _split(report: Report) -> bool:
     """Whether a run's steady steps split into instant ones and waiting ones: its quartiles lie more
     than SPLIT_SPREAD apart, or its median's error is wider than SPLIT_NOISE."""
     steady = _steady(report)

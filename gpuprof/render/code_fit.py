@@ -25,7 +25,8 @@ def fit_code(line: str, width: int) -> list:
 def _scan(line: str, carried: int = 0):
     """(index, character, open brackets' indices) of each character outside string literals;
     `carried` brackets opened on earlier lines count as open (their index None)."""
-    opened, quote = [None] * carried, None
+    opened: list = [None] * carried
+    quote = None
     for at, char in enumerate(line):
         if quote:
             if char == quote and line[at - 1] != "\\":

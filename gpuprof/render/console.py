@@ -5,6 +5,7 @@ or None (gpuprof.render.console_verdict, gpuprof.render.console_tables)."""
 
 from rich.console import Console, Group
 
+from gpuprof.record.report_format import Report
 from gpuprof.render import console_layout
 from gpuprof.render.console_attached import attached_table
 from gpuprof.render.console_tables import (copies_and_files, gpu_table, loader_tables, loop_table, memory_table,
@@ -18,11 +19,11 @@ SECTIONS = (header, verdict_line, advice_list, loop_table, attached_table, ranks
             copies_and_files, memory_table, system_table, gpu_table, efficiency_table, notes, self_cost_line)
 
 
-def render(report: dict, options) -> str:
+def render(report: Report, options) -> str:
     return console_text(report, terminal=options.terminal, width=options.width)
 
 
-def render_console(report: dict, console: Console) -> None:
+def render_console(report: Report, console: Console) -> None:
     parts = [part for part in (func(report) for func in SECTIONS) if part is not None]
     console.print(Group(*parts))
 
@@ -40,7 +41,7 @@ def stream_console(stream) -> Console:
                    highlight=False, color_system=None)
 
 
-def console_text(report: dict, terminal: bool = False, width: int = None) -> str:
+def console_text(report: Report, terminal: bool = False, width: int = None) -> str:
     """The report as text, wrapped with hanging indents to `width` (else COLUMNS, the terminal's
     width or 100 columns): with colours for a terminal, plain for a log or a pipe."""
     import io

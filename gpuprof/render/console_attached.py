@@ -3,6 +3,7 @@ went, what each DataLoader worker did, at which lines, and what sampling from ou
 
 from rich.table import Table
 
+from gpuprof.record.report_format import Report
 from gpuprof.render.units import pct, seconds
 
 TRAINING_PARTS = (("waiting_on_dataloader", "waiting on the DataLoader"), ("making_batches", "making batches itself"),
@@ -11,7 +12,7 @@ TRAINING_PARTS = (("waiting_on_dataloader", "waiting on the DataLoader"), ("maki
 MAX_WORKERS_SHOWN = 8
 
 
-def attached_table(report: dict):
+def attached_table(report: Report):
     attached = report.get("attached")
     if not attached:
         return None

@@ -2,6 +2,7 @@
 never wrapped nor cut (a pasted snippet must run)."""
 
 import re
+from typing import Optional
 
 from rich.console import Group
 from rich.table import Table
@@ -10,7 +11,8 @@ from rich.text import Text
 from gpuprof.render.code_fit import fit_code
 
 
-def hanging(first: str, rest, style_first: str = None, style_rest: str = None, indent: int = 3):
+def hanging(first: str, rest, style_first: Optional[str] = None, style_rest: Optional[str] = None,
+            indent: Optional[int] = 3):
     """`first` then `rest` on one line; wrapped lines of `rest` hang under its start."""
     grid = Table.grid(padding=(0, 0))
     grid.add_column(no_wrap=True, width=len(first) if indent is None else max(len(first), indent))
@@ -19,7 +21,7 @@ def hanging(first: str, rest, style_first: str = None, style_rest: str = None, i
     return grid
 
 
-_SNIPPETS = []       # code lines of the report being rendered, put in after rich lays it out
+_SNIPPETS: list = []       # code lines of the report being rendered, put in after rich lays it out
 
 
 def snippet(code: str, indent: int = 5):
@@ -34,7 +36,7 @@ def snippet(code: str, indent: int = 5):
     return Group(*lines)
 
 
-_WHOLE = []          # words never cut (paths): laid out as placeholders of their length, put back after
+_WHOLE: list = []          # words never cut (paths): laid out as placeholders of their length, put back after
 _WIDTH = [100]       # the width of the report being rendered
 
 

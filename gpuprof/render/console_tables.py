@@ -2,19 +2,22 @@
 copies and files, memory, the machine and the GPUs, and the notes. Each section is a function over
 the Report that returns a renderable or None."""
 
+from typing import Mapping, Optional
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 from gpuprof.analysis.batch_parts import NOTABLE_SHARE, collate_words
 from gpuprof.analysis.gpus import slowdown_words
+from gpuprof.record.report_format import Report
 from gpuprof.render.console_layout import hanging
 from gpuprof.render.copies_text import copies_rows
 from gpuprof.render.gpu_text import gpu_name, gpu_phrases, job_gpus_line, rank_gpus_text
 from gpuprof.render.units import pct, plural, producing_cpu, rate, seconds, size, spread_text, workers_words
 
 
-def loop_table(report: dict):
+def loop_table(report: Report):
     steps = report.get("steps") or {}
     if not steps.get("count"):
         return None
@@ -23,14 +26,14 @@ def loop_table(report: dict):
     table.add_column()
     source = {"optimizer": "optimizer steps", "dataloader": "DataLoader batches, taken as steps (no optimizer step "
               "was seen)", "backward": "backward passes, taken as steps (parameters updated without an optimizer)"
-              }.get(steps.get("source"), "steps")
+              }.get(steps.get("source") or "", "steps")
     table.add_row("steps", f"{steps['count']} {source}; {steps.get('measured', 0)} measured after "
                   f"{plural(steps.get('warmup', 0), 'warm-up step')}")
     table.add_row("step time", f"median {seconds(steps.get('median_step_s'))}, mean {seconds(steps.get('mean_step_s'))}{spread_text(steps)}")
     wait_from = {"dataloader": "blocked in the DataLoader",
                  "before-first-forward": "between a step's end and the next forward",
                  "sampled": f"making batches inside the step, in {steps.get('data_wait_where') or 'host code'} (sampled)"
-                 }.get(steps.get("data_wait_source"), "")
+                 }.get(steps.get("data_wait_source") or "", "")
     table.add_row("data wait", f"{pct(steps.get('data_wait_share'))} of step time {wait_from}"
                   if steps.get("data_wait_share") is not None else "n/a")
     evaluation = steps.get("evaluation")
@@ -51,7 +54,7 @@ def loop_table(report: dict):
     return table
 
 
-def ranks_table(report: dict):
+def ranks_table(report: Report):
     """One row per rank: its step, its own work, its data wait, its waiting on the others, its verdict."""
     rows = report.get("ranks") or []
     if not rows:
@@ -77,7 +80,7 @@ def ranks_table(report: dict):
     return Group(table, hanging("  ", evidence, "dim", "dim")) if evidence else table
 
 
-def nodes_table(report: dict):
+def nodes_table(report: Report):
     """One row per machine of a job merged from several run folders."""
     nodes = report.get("nodes") or []
     if len(nodes) < 2:
@@ -93,7 +96,7 @@ def nodes_table(report: dict):
     return table
 
 
-def straggler_evidence(job: dict) -> str:
+def straggler_evidence(job: Mapping) -> Optional[str]:
     """The numbers that name the straggler, in one sentence (None without a straggler)."""
     s = job.get("straggler")
     if not s:
@@ -108,7 +111,7 @@ def straggler_evidence(job: dict) -> str:
             + (f"; {slowdown_words(s['gpu_slowdown'])}: the likely cause" if s.get("gpu_slowdown") else ""))
 
 
-def loader_tables(report: dict):
+def loader_tables(report: Report):
     parts = []
     split = (((report.get("verdict") or {}).get("evidence") or {}).get("producer_time_split"))
     for index, loader in enumerate(report.get("dataloaders") or []):
@@ -169,7 +172,7 @@ def loader_tables(report: dict):
     return Group(*parts) if parts else None
 
 
-def copies_and_files(report: dict):
+def copies_and_files(report: Report):
     rows = []
     rows.extend(copies_rows(report.get("copies")))
     for entry in report.get("hdf5") or []:
@@ -187,7 +190,7 @@ def copies_and_files(report: dict):
     return table
 
 
-def memory_table(report: dict):
+def memory_table(report: Report):
     memory = report.get("memory") or {}
     anatomy = memory.get("anatomy")
     if not anatomy and not memory.get("peak_bytes"):
@@ -212,7 +215,7 @@ def memory_table(report: dict):
     return table
 
 
-def system_table(report: dict):
+def system_table(report: Report):
     system = report.get("system", {})
     job = system.get("job", {})
     cpu = system.get("cpu", {})
@@ -240,7 +243,7 @@ def system_table(report: dict):
     return table
 
 
-def gpu_table(report: dict):
+def gpu_table(report: Report):
     system = report.get("system", {})
     status = system.get("gpu_status", {})
     gpus = system.get("gpus", [])
@@ -254,12 +257,12 @@ def gpu_table(report: dict):
     chosen = job_gpus_line(status, gpus)
     if chosen:
         table.add_row("job's GPUs", chosen)
-    if status.get("reason"):
-        return Group(table, Text(status["reason"], style="dim"))
+    if reason := status.get("reason"):
+        return Group(table, Text(reason, style="dim"))
     return table
 
 
-def notes(report: dict):
+def notes(report: Report):
     gpu_reason = report.get("system", {}).get("gpu_status", {}).get("reason") or ""
     items = [n for n in report.get("notes") or [] if not (gpu_reason and gpu_reason in n)]
     if not items:

@@ -1,16 +1,19 @@
 """The terminal report's top: the command and its outcome, the verdict with its findings, and the
 ranked fixes (their shared wording from gpuprof.advice.wording)."""
 
+from typing import Mapping
+
 from rich.console import Group
 from rich.text import Text
 
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute, no_fix_helped_line
 from gpuprof.analysis import bottlenecks
+from gpuprof.record.report_format import Memory, Report
 from gpuprof.render.console_layout import hanging, snippet, whole_word
 from gpuprof.render.units import gain, gain_tone, other_interpreter, seconds
 
 
-def header(report: dict):
+def header(report: Report):
     text = Text()
     text.append("gpuprof", style="bold cyan")
     command = " ".join(report.get("command") or [])
@@ -18,15 +21,15 @@ def header(report: dict):
     text.append(f"{report.get('outcome', '')} after {seconds(report.get('duration_s'))}")
     if len(report.get("run_dirs") or []) > 1:
         text.append(f"  ·  merged from {len(report['run_dirs'])} run folders", style="dim")
-    elif report.get("run_dir"):
+    elif run_dir := report.get("run_dir"):
         # the run folder is copied by readers: never cut, on a line of its own when it does not fit
-        text.append(f"  ·  run saved in {whole_word(report['run_dir'])}", style="dim")
+        text.append(f"  ·  run saved in {whole_word(run_dir)}", style="dim")
     if other_interpreter(report):
         text.append(f"\n{other_interpreter(report)}", style="yellow")
     return text
 
 
-def verdict_line(report: dict):
+def verdict_line(report: Report):
     verdict = report.get("verdict")
     if not verdict:
         return None
@@ -42,13 +45,14 @@ def verdict_line(report: dict):
         of = (finding.get("evidence") or {}).get("share_of") or "step time"
         parts.append(hanging("also: ", f"{finding['bottleneck']} ({finding['share']:.0%} of {of}): "
                              f"{finding['reason']}", "dim", "dim", indent=None))
-    for finding in ((report.get("memory") or {}).get("findings")) or []:
-        parts.append(hanging("memory: ", finding["summary"] + (f"; fix: {finding['fix']}" if finding.get("fix") else ""),
+    memory: Memory = report.get("memory") or {}
+    for found in memory.get("findings") or []:
+        parts.append(hanging("memory: ", found["summary"] + (f"; fix: {found['fix']}" if found.get("fix") else ""),
                              "yellow", None, indent=None))
     return Group(*parts)
 
 
-def speedup_text(item: dict) -> str:
+def speedup_text(item: Mapping) -> str:
     """The estimate's range, and what `gpuprof try` measured beside it."""
     return gain(item)
 
@@ -57,7 +61,7 @@ def speedup_text(item: dict) -> str:
 TONE_STYLE = {"gain": "bold green", "same": "bold yellow", "loss": "bold red"}
 
 
-def advice_list(report: dict):
+def advice_list(report: Report):
     advice = report.get("advice") or []
     verdict = report.get("verdict") or {}
     if not advice:
@@ -78,10 +82,10 @@ def advice_list(report: dict):
             body.append(f"at {item['where']}: ", style="cyan")
         body.append(item.get("detail") or "")
         parts.append(hanging("", body, indent=3))
-        if item.get("snippet"):
-            parts.append(snippet(item["snippet"]))
-        if item.get("why"):
-            parts.append(hanging("", Text("why: " + item["why"], style="dim"), indent=3))
+        if code := item.get("snippet"):
+            parts.append(snippet(code))
+        if why := item.get("why"):
+            parts.append(hanging("", Text("why: " + why, style="dim"), indent=3))
         if item.get("ranked_by"):
             parts.append(hanging("", Text("ranked " + item["ranked_by"], style="dim"), indent=3))
     return Group(*parts)

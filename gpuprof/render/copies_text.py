@@ -5,12 +5,14 @@ queued before a blocking copy, which is time the device was busy, not copying. O
 process's copies inside the measured steps count; model moves and start-up copies, and other
 processes' copies, are named apart (docs/how-it-works.md, "Copy time is device time")."""
 
+from typing import Mapping, Optional
+
 from gpuprof.render.units import pct, plural, seconds, size
 
 WAIT_LABEL = "waiting for the device"
 
 
-def copy_time(copies: dict) -> str:
+def copy_time(copies: Mapping) -> str:
     """"61.2 ms of device time, 7.6% of step time", with how the time was obtained."""
     share = f", {pct(copies['share'], 1)} of step time" if copies.get("share") is not None else ""
     if copies.get("basis") == "host":
@@ -20,7 +22,7 @@ def copy_time(copies: dict) -> str:
     return f"{seconds(copies.get('seconds'))}{share}"          # a report from before copies had a basis
 
 
-def _estimated(copies: dict) -> str:
+def _estimated(copies: Mapping) -> str:
     estimated = copies.get("estimated") or 0
     if not estimated:
         return ""
@@ -28,13 +30,13 @@ def _estimated(copies: dict) -> str:
     return f"; {estimated} of {copies.get('count')} estimated from the timed copies' throughput{rate}"
 
 
-def copies_line(copies: dict) -> str:
+def copies_line(copies: Mapping) -> str:
     """The copies in the measured steps: how many, how much, from which memory, how long."""
     return (f"{plural(copies['count'], 'copy', 'copies')} in the measured steps, {size(copies.get('bytes'))} "
             f"({size(copies.get('pageable_bytes'))} from pageable memory): {copy_time(copies)}")
 
 
-def device_wait_line(copies: dict):
+def device_wait_line(copies: Mapping):
     """The host's wait for the device inside blocking copies, or None when there was none."""
     wait = copies.get("device_wait_s")
     if not wait:
@@ -45,7 +47,7 @@ def device_wait_line(copies: dict):
             "done (the device was busy: not copy time)")
 
 
-def outside_line(copies: dict):
+def outside_line(copies: Mapping):
     """Copies before the first measured step (model moves, start-up) or after the last, or None."""
     outside = copies.get("outside_steps") or {}
     if not outside.get("count"):
@@ -54,7 +56,7 @@ def outside_line(copies: dict):
             "(model moves, start-up) or after them: left out of the step's figures")
 
 
-def others_line(copies: dict):
+def others_line(copies: Mapping):
     """Copies made by processes other than the training one, or None."""
     others = copies.get("other_processes") or {}
     if not others.get("count"):
@@ -63,7 +65,7 @@ def others_line(copies: dict):
             f"{plural(others.get('processes') or 0, 'other process', 'other processes')}: not counted")
 
 
-def ranks_line(copies: dict):
+def ranks_line(copies: Mapping):
     """Each rank's copy share and device wait against its own steps, or None without ranks."""
     ranks = copies.get("ranks") or []
     if not ranks:
@@ -72,7 +74,7 @@ def ranks_line(copies: dict):
                      f"{pct(r.get('device_wait_share'), 1)}" for r in ranks) + " (each of its own step time)"
 
 
-def copies_cell(copies: dict) -> str:
+def copies_cell(copies: Mapping) -> str:
     """"7.6% of step time (device time)", short enough for a table cell."""
     basis = f" ({copies['basis']} time)" if copies.get("basis") else ""
     if copies.get("share") is not None:
@@ -80,7 +82,7 @@ def copies_cell(copies: dict) -> str:
     return f"{seconds(copies.get('seconds'))}{basis}"
 
 
-def copies_rows(copies: dict) -> list:
+def copies_rows(copies: Optional[Mapping]) -> list:
     """[(label, text)] for a table; empty without copies in the measured steps."""
     copies = copies or {}
     rows = []

@@ -4,6 +4,7 @@ per sample, GPU-hours and their idle part, and with a price the money."""
 
 import html
 
+from gpuprof.record.report_format import Report
 from gpuprof.render.markdown_text import escape
 from gpuprof.render.units import pct, seconds
 
@@ -23,7 +24,7 @@ def rate_text(tflops) -> str:
     return f"{tflops:.3g} TFLOPS" if tflops >= 0.1 else f"{tflops * 1e3:.3g} GFLOPS"
 
 
-def rows(report: dict) -> list:
+def rows(report: Report) -> list:
     """[(label, text)] for the section, or [] when the report has none."""
     section = report.get("efficiency")
     if not section:
@@ -93,7 +94,7 @@ def _cost_row(section: dict) -> str:
     return text
 
 
-def console_table(report: dict):
+def console_table(report: Report):
     """The console's "Efficiency" table, or None."""
     found = rows(report)
     if not found:
@@ -107,14 +108,14 @@ def console_table(report: dict):
     return table
 
 
-def markdown_lines(report: dict) -> list:
+def markdown_lines(report: Report) -> list:
     found = rows(report)
     if not found:
         return []
     return ["| efficiency | value |", "|---|---|"] + [f"| {escape(label)} | {escape(text)} |" for label, text in found] + [""]
 
 
-def html_section(report: dict) -> str:
+def html_section(report: Report) -> str:
     found = rows(report)
     if not found:
         return ""

@@ -6,6 +6,7 @@ loading the HTML or trace code."""
 
 import importlib
 from dataclasses import dataclass
+from typing import Optional
 
 REPORT = "report"
 TRY = "try"
@@ -14,9 +15,9 @@ TRY = "try"
 @dataclass(frozen=True)
 class RenderOptions:
     terminal: bool = False     # colours and wrapping for a terminal, else plain unwrapped text
-    width: int = None          # the terminal's width (None: measured, or a default)
-    record: dict = None        # the run record, for formats that read it
-    tried: dict = None         # the `try` record `run --verify` left beside the run, if any
+    width: Optional[int] = None          # the terminal's width (None: measured, or a default)
+    record: Optional[dict] = None        # the run record, for formats that read it
+    tried: Optional[dict] = None         # the `try` record `run --verify` left beside the run, if any
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Gate results as JUnit XML (one testcase per threshold) and as Markdown."""
 
 from xml.etree import ElementTree as ET
+from typing import Mapping
 
 from gpuprof.advice.wording import no_fix_helped_line
 from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, SKIPPED
@@ -48,7 +49,7 @@ def junit_xml(result, report_path: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
 
 
-def _top_fix(report: dict, top: dict) -> list:
+def _top_fix(report: Mapping, top: Mapping) -> list:
     """The report's first fix as every other output words it (its estimate's range, what `gpuprof
     try` measured beside it), or that the measured fixes did not help."""
     if no_fix_helped_line(report):

@@ -1,5 +1,7 @@
 """The GPU figures in words, shared by every renderer: what each number measures and over which span."""
 
+from typing import Mapping, Optional, Sequence
+
 from gpuprof.render.units import pct, rate, size
 
 
@@ -57,7 +59,7 @@ def gpu_phrases(gpu: dict) -> list:
     return parts
 
 
-def job_gpus_line(status: dict, gpus: list = ()):
+def job_gpus_line(status: Mapping, gpus: Optional[Sequence] = ()):
     """Which GPUs are the job's, by index and UUID, and how gpuprof knows; None without GPUs."""
     chosen = status.get("job_gpus") or {}
     if not chosen:

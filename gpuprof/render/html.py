@@ -4,7 +4,9 @@ script are inline, and the charts are SVG drawn here (gpuprof.render.svg), so th
 it shows and reads without script."""
 
 import html
+from typing import Mapping, Optional
 
+from gpuprof.record.report_format import Report
 from gpuprof.render.efficiency_text import html_section as efficiency_html
 from gpuprof.render.self_cost_text import html_line as self_cost_html
 from gpuprof.advice.wording import advice_heading, next_steps_for_compute, no_fix_helped_line
@@ -19,11 +21,11 @@ from gpuprof.render.units import (command_line, gain, gain_tone, other_interpret
                                   seconds, size, spread_text)
 
 
-def render(report: dict, options) -> str:
+def render(report: Report, options) -> str:
     return render_html(options.record, report, tried=options.tried)
 
 
-def render_html(record: dict, report: dict, tried: dict = None) -> str:
+def render_html(record: dict, report: Report, tried: Optional[dict] = None) -> str:
     """The page. `tried`: a `gpuprof try` record (gpuprof.try/1) of this run's program, if any."""
     timeline = build_timeline(record, report)
     frame = time_frame(timeline)
@@ -51,7 +53,7 @@ def _esc(value) -> str:
     return html.escape(str(value if value is not None else ""))
 
 
-def _header(report: dict) -> str:
+def _header(report: Report) -> str:
     facts = [f"{_esc(report.get('outcome'))} after {seconds(report.get('duration_s'))}"]
     if report.get("started_at"):
         facts.append(f"started {_esc(report['started_at'])}")
@@ -62,7 +64,7 @@ def _header(report: dict) -> str:
             f'<p class="facts">{" · ".join(facts)}</p></header>')
 
 
-def _verdict(report: dict) -> str:
+def _verdict(report: Report) -> str:
     verdict = report.get("verdict") or {}
     bottleneck = verdict.get("bottleneck")
     kind = "good" if bottleneck == bottlenecks.COMPUTE.id else ("none" if not bottleneck else "warn")
@@ -84,13 +86,13 @@ def _verdict(report: dict) -> str:
     return "".join(parts)
 
 
-def _gain_class(item: dict) -> str:
+def _gain_class(item: Mapping) -> str:
     """A measured loss in red, no measured gain in amber, a gain in green (html_assets' styles)."""
     tone = gain_tone(item)
     return "gain" if tone == "gain" else f"gain {tone}"
 
 
-def _fixes(report: dict) -> str:
+def _fixes(report: Report) -> str:
     advice = report.get("advice") or []
     verdict = report.get("verdict") or {}
     if not advice:
@@ -118,7 +120,7 @@ def _fixes(report: dict) -> str:
     return f'<section><h2>{heading}</h2>{helped}<ol class="fixes">{"".join(items)}</ol></section>'
 
 
-def _ranks(report: dict) -> str:
+def _ranks(report: Report) -> str:
     """One row per rank of a distributed job, the straggler marked."""
     rows = report.get("ranks") or []
     if not rows:
@@ -136,7 +138,7 @@ def _ranks(report: dict) -> str:
     return f'<section><h2>Ranks</h2><table class="small"><tr>{head}</tr>{body}</table></section>'
 
 
-def _figures(report: dict) -> str:
+def _figures(report: Report) -> str:
     """The numbers the verdict rests on, as a short table."""
     steps = report.get("steps") or {}
     system = report.get("system") or {}
@@ -170,7 +172,7 @@ def _figures(report: dict) -> str:
     return f'<section><h2>Evidence</h2><table class="figures">{table}</table></section>'
 
 
-def _notes(report: dict) -> str:
+def _notes(report: Report) -> str:
     notes = report.get("notes") or []
     if not notes:
         return ""

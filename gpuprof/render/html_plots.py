@@ -5,6 +5,9 @@ and what `gpuprof try` measured."""
 import html
 
 from gpuprof.analysis.loaders import within_wall
+from typing import Optional
+
+from gpuprof.record.report_format import Report
 from gpuprof.render.svg import PALETTE, Series, bar_chart, line_chart
 from gpuprof.render.units import pct, scaled, seconds
 
@@ -37,6 +40,11 @@ def _per_item(intervals, value):
     return [(i["end"], value(i) / i["n"]) for i in intervals]
 
 
+def _series(name: str, points) -> Series:
+    """A line through (x, y) points."""
+    return Series(name, [x for x, _ in points], [y for _, y in points])
+
+
 def step_plot(timeline, report, frame) -> str:
     steps = timeline["steps"]
     if not steps:
@@ -44,9 +52,9 @@ def step_plot(timeline, report, frame) -> str:
     training = (report.get("steps") or {}).get("pid")
     step_points = _per_item(steps[1:] or steps, lambda s: (s["end"] - s["start"]) * MS)
     waits = [w for w in timeline["waits"] if w["pid"] == training]
-    series = [Series("step time", *zip(*step_points))]
+    series = [_series("step time", step_points)]
     if waits:
-        series.append(Series("wait for the batch", *zip(*_per_item(waits, lambda w: w["wait"] * MS))))
+        series.append(_series("wait for the batch", _per_item(waits, lambda w: w["wait"] * MS)))
     return _figure("Step time and data wait", line_chart(series, "ms", **frame, label="step time and data wait"),
                    "Each point is one step (the start-up step is left out) or one wait for a batch; the shaded "
                    "part is the measured window. Later points of a long run stand for blocks of steps (their mean).")
@@ -59,7 +67,7 @@ def rank_plot(timeline, report, frame) -> str:
     for row in rows:
         waits = [w for w in timeline["waits"] if w["pid"] == row.get("pid")]
         if waits:
-            series.append(Series(f"rank {row.get('rank')}", *zip(*_per_item(waits, lambda w: w["wait"] * MS))))
+            series.append(_series(f"rank {row.get('rank')}", _per_item(waits, lambda w: w["wait"] * MS)))
     if len(series) < 2:
         return ""
     return _figure("Wait for each batch, per rank", line_chart(series, "ms", **frame, label="data wait per rank"),
@@ -68,7 +76,7 @@ def rank_plot(timeline, report, frame) -> str:
 
 
 def worker_plot(timeline, frame) -> str:
-    by_producer = {}
+    by_producer: dict = {}
     names = {p["pid"]: p["name"] for p in timeline["processes"]}
     for fetch in timeline["fetches"]:
         key = fetch["pid"]
@@ -79,7 +87,7 @@ def worker_plot(timeline, frame) -> str:
     for pid, fetches in sorted(by_producer.items(), key=lambda kv: names.get(kv[0], "")):
         label = names.get(pid, f"pid {pid}")
         label = "the training process" if label == "training" else f"{label.split(' of ')[0]} (pid {pid})"
-        series.append(Series(label, *zip(*_per_item(fetches, lambda f: f["wall"] * MS))))
+        series.append(_series(label, _per_item(fetches, lambda f: f["wall"] * MS)))
     rows = []
     for s, fetches in zip(series, sorted(by_producer.values(), key=lambda f: names.get(f[0]["pid"], ""))):
         made = sum(f["n"] for f in fetches)
@@ -129,7 +137,7 @@ def memory_plot(timeline, frame) -> str:
     if system:
         series.append(Series("the job's resident memory (all processes)", system["t"],
                              scaled(system["job_rss"], 1e-6)))
-    by_pid = {}
+    by_pid: dict = {}
     for point in timeline["memory"]:
         by_pid.setdefault(point["pid"], []).append(point)
     for pid, points in by_pid.items():
@@ -166,7 +174,7 @@ def pressure_plot(timeline, frame) -> str:
                    "The share of time some task waited for a CPU, for I/O or for memory.")
 
 
-def try_plot(report: dict, tried: dict) -> str:
+def try_plot(report: Report, tried: Optional[dict]) -> str:
     """Measured speed-ups of the fixes `gpuprof try` (or `run --verify`) applied, with the estimates."""
     rows = (tried or {}).get("rows") or []
     rows = rows[1:] if rows and rows[0].get("label") == "baseline" else rows

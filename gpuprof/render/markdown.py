@@ -3,6 +3,9 @@
 Text from the report is escaped (`__getitem__` stays as written, not bold); identifiers go in code
 spans; table cells hold short values only, longer texts follow the table as a list."""
 
+from typing import Mapping
+
+from gpuprof.record.report_format import Report
 from gpuprof.render.markdown_text import code, escape
 from gpuprof.render.copies_text import WAIT_LABEL, copies_cell, copies_rows
 from gpuprof.render.efficiency_text import markdown_lines as efficiency_markdown
@@ -11,11 +14,11 @@ from gpuprof.render.gpu_text import gpu_name, job_gpus_line, rank_gpus_text, uti
 from gpuprof.advice.wording import no_fix_helped_line
 from gpuprof.render.units import command_line, gain, gain_tone, other_interpreter, pct, rate, seconds, size
 
-def render(report: dict, options) -> str:
+def render(report: Report, options) -> str:
     return render_markdown(report)
 
 
-def render_markdown(report: dict) -> str:
+def render_markdown(report: Report) -> str:
     lines = [f"### gpuprof: {code(command_line(report))}", "",
              f"{escape(report.get('outcome', ''))} after {seconds(report.get('duration_s'))}."
              + (f" {escape(other_interpreter(report))}." if other_interpreter(report) else ""), ""]
@@ -31,7 +34,7 @@ def render_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _verdict_lines(report: dict) -> list:
+def _verdict_lines(report: Report) -> list:
     """The verdict, then the other findings as a list under it."""
     lines = []
     verdict = report.get("verdict")
@@ -43,8 +46,8 @@ def _verdict_lines(report: dict) -> list:
             of = (finding.get("evidence") or {}).get("share_of") or "step time"
             lines.append(f"- also `{finding['bottleneck']}` ({finding['share']:.0%} of {of}): "
                          f"{escape(finding['reason'])}")
-        for finding in ((report.get("memory") or {}).get("findings")) or []:
-            lines.append(f"- memory: {escape(finding['summary'])}")
+        for memory_finding in ((report.get("memory") or {}).get("findings")) or []:
+            lines.append(f"- memory: {escape(memory_finding['summary'])}")
         if report.get("findings") or ((report.get("memory") or {}).get("findings")):
             lines.append("")
     return lines
@@ -74,7 +77,7 @@ def _advice_lines(advice: list) -> list:
     return lines
 
 
-def _rank_lines(report: dict) -> list:
+def _rank_lines(report: Report) -> list:
     """One table row per rank of a distributed job, the straggler marked; a GPU column only when known."""
     lines = []
     ranks = report.get("ranks") or []
@@ -93,7 +96,7 @@ def _rank_lines(report: dict) -> list:
     return lines
 
 
-def _steps_lines(steps: dict) -> list:
+def _steps_lines(steps: Mapping) -> list:
     """The step count and median, saying when evaluation passes were left out of them."""
     if not steps.get("count"):
         return []
@@ -104,7 +107,7 @@ def _steps_lines(steps: dict) -> list:
             f"data wait {pct(steps.get('data_wait_share'))} of step time.{left_out}", ""]
 
 
-def _measure_lines(report: dict) -> list:
+def _measure_lines(report: Report) -> list:
     """The measures table: CPU, disk, each GPU and the copies to it."""
     system = report.get("system", {})
     job = system.get("job", {})
@@ -128,7 +131,7 @@ def _measure_lines(report: dict) -> list:
     return lines
 
 
-def _note_lines(report: dict) -> list:
+def _note_lines(report: Report) -> list:
     """The longer texts after the table: copies, the job's GPUs and the notes."""
     system = report.get("system", {})
     copies = report.get("copies") or {}

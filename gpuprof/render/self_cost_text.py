@@ -4,6 +4,7 @@ it; beside a busy machine a second line, the section's `beside_busy_machine`, sa
 load, not gpuprof, slowed the run. Nothing for a report without the section."""
 
 from gpuprof.analysis.self_cost import NOTABLE_SHARE
+from gpuprof.record.report_format import Report
 
 #: How to lower each part's cost, with the `gpuprof run` options that do it.
 LOWER = {
@@ -13,7 +14,7 @@ LOWER = {
 }
 
 
-def self_cost_line(report: dict):
+def self_cost_line(report: Report):
     overhead = report.get("overhead")
     if not isinstance(overhead, dict):
         return None
@@ -29,19 +30,19 @@ def self_cost_line(report: dict):
     return line
 
 
-def busy_machine_line(report: dict):
+def busy_machine_line(report: Report):
     """What to believe where gpuprof's small cost sits beside a slower run on a busy machine, or None."""
     overhead = report.get("overhead")
     said = overhead.get("beside_busy_machine") if isinstance(overhead, dict) else None
     return said or None
 
 
-def self_cost_lines(report: dict) -> list:
+def self_cost_lines(report: Report) -> list:
     """The lines every format prints, in order (none without the section)."""
     return [line for line in (self_cost_line(report), busy_machine_line(report)) if line]
 
 
-def console_line(report: dict):
+def console_line(report: Report):
     """The console's lines, dim like the notes; None without the section."""
     lines = self_cost_lines(report)
     if not lines:
@@ -50,6 +51,6 @@ def console_line(report: dict):
     return Text("\n".join(lines), style="dim")
 
 
-def html_line(report: dict) -> str:
+def html_line(report: Report) -> str:
     import html
     return "".join(f'<p class="overhead">{html.escape(line)}</p>' for line in self_cost_lines(report))

@@ -8,6 +8,7 @@ pointer; without script the chart is complete."""
 import html
 import json
 import math
+from typing import Optional
 
 # Okabe-Ito: told apart by people with the common colour-vision deficiencies, and in print.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -26,7 +27,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list:
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.floor(low / step) * step
-    ticks = []
+    ticks: list = []
     value = first
     while value < high + step * 0.5 and len(ticks) < 50:
         ticks.append(round(value, 10))
@@ -62,7 +63,7 @@ def thin_points(xs, ys, limit: int = MAX_POINTS):
 
 
 class Series:
-    def __init__(self, name: str, xs, ys, color: str = None, dashed: bool = False):
+    def __init__(self, name: str, xs, ys, color: Optional[str] = None, dashed: bool = False):
         self.name = name
         self.points = thin_points(list(xs), list(ys))
         self.color = color

@@ -7,8 +7,10 @@ job memory and each GPU. Size stays bounded for any run length: the record's str
 (5000 single items, then blocks of many) and counters are thinned to MAX_COUNTER_POINTS each."""
 
 import json
+from typing import Mapping
 
 from gpuprof.analysis.timeline import build_timeline
+from gpuprof.record.report_format import Report
 from gpuprof.render.units import scaled
 
 MACHINE_PID = 4194305            # above Linux's largest pid, so it never names a real process
@@ -66,7 +68,7 @@ def _us(seconds: float) -> float:
     return round(seconds * US, 1)
 
 
-def trace_events(record: dict, report: dict) -> dict:
+def trace_events(record: dict, report: Mapping) -> dict:
     """The trace as a JSON-ready object: {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}."""
     timeline = build_timeline(record, report)
     trace = _Trace()
@@ -94,11 +96,11 @@ def trace_events(record: dict, report: dict) -> dict:
     }
 
 
-def render(report: dict, options) -> str:
+def render(report: Report, options) -> str:
     return trace_text(options.record, report)
 
 
-def trace_text(record: dict, report: dict) -> str:
+def trace_text(record: dict, report: Report) -> str:
     return json.dumps(trace_events(record, report), separators=(",", ":"), allow_nan=False)
 
 

@@ -113,11 +113,11 @@ def noise_lines(record: dict) -> list:
                        "would tell")
     for found in record.get("disturbed") or []:
         machine = found.get("machine") or {}
-        seen = [f"other processes kept {machine['other_cores']:.1f} of {machine.get('cpu_count')} cores busy"
+        noticed = [f"other processes kept {machine['other_cores']:.1f} of {machine.get('cpu_count')} cores busy"
                 if machine.get("other_cores") is not None else None,
                 f"steal {machine['steal']:.0%}" if machine.get("steal") else None,
                 f"the disk read {machine['disk_read_mb_s']:.0f} MB/s" if machine.get("disk_read_mb_s") else None]
-        seen = "; ".join(s for s in seen if s) or "nothing unusual in the samplers"
+        seen = "; ".join(s for s in noticed if s) or "nothing unusual in the samplers"
         what = "the whole round" if found["label"] == "baseline" else "that run"
         out.append(f"round {found['round']}: {found['label']} took {found['step_s'] * 1e3:.1f} ms a step against "
                    f"{found['others_step_s'] * 1e3:.1f} ms in the other rounds, disturbed ({seen}); {what} left out")

@@ -1,12 +1,14 @@
 """Small number formatters shared by the renderers."""
 
 import os
+from typing import Mapping
 
 from gpuprof.advice.wording import range_words
 from gpuprof.analysis import bottlenecks
+from gpuprof.record.report_format import Report
 
 
-def other_interpreter(report: dict):
+def other_interpreter(report: Report):
     """"ran under X, not gpuprof's own interpreter (Y)" when the program ran in another environment
     than gpuprof's, else None: a user who called gpuprof from a venv without activating it sees
     which python ran the program."""
@@ -74,7 +76,7 @@ def plural(count, word: str, words: str = None) -> str:
     return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
-def gain(item: dict) -> str:
+def gain(item: Mapping) -> str:
     """An advice item's gain: its estimate as a range (`est. 1.20–1.60x`) and, once `gpuprof try`
     measured it, the measurement beside it; for a memory fix the memory it frees."""
     measured = item.get("measured")
@@ -96,7 +98,7 @@ def gain(item: dict) -> str:
     return "frees memory" if bottlenecks.MEMORY_OOM.id in addresses else "gain not estimated"
 
 
-def gain_tone(item: dict) -> str:
+def gain_tone(item: Mapping) -> str:
     """How a gain reads: "loss" for a fix `gpuprof try` measured slower, "same" for one it measured
     no faster or below 1.0x within its noise, "gain" otherwise; every renderer colours it by this."""
     measured = item.get("measured") or {}
@@ -112,7 +114,7 @@ def scaled(values, factor: float) -> list:
     return [v * factor if v is not None else None for v in values]
 
 
-def command_line(report: dict) -> str:
+def command_line(report: Report) -> str:
     """The command as the user would type it: the interpreter by its name, not its full path."""
     argv = [str(a) for a in report.get("command") or []]
     if argv and os.path.isabs(argv[0]):
@@ -120,7 +122,7 @@ def command_line(report: dict) -> str:
     return " ".join(argv)
 
 
-def spread_text(steps: dict) -> str:
+def spread_text(steps: Mapping) -> str:
     """`, p90 X, p99 Y, slowest Z` of the measured steps, where the record has them (a median and a
     mean alone hide periodic slow steps)."""
     if steps.get("p90_step_s") is None:

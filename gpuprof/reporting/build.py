@@ -147,7 +147,7 @@ def step_notes(record: dict, system: dict, probes: dict) -> list:
                      f"{stalls['during']:.0%} of their time ({stalls['overall']:.0%} over the run)"
                      + (f", and {swapped} pages were swapped in" if swapped else "")
                      + ": the machine is short of memory (fewer workers, a smaller prefetch_factor, or more memory)")
-    tight = shm_note(system, probes.get("dataloaders"))
+    tight = shm_note(system, probes.get("dataloaders") or [])
     if tight:
         notes.append(tight)
     return notes
@@ -236,7 +236,7 @@ def efficiency_of(groups: list, probes: dict, gpus: list, meta: dict, advice: li
     """FLOPs, MFU, energy and money (analysis/efficiency.py), or None where none is known."""
     from gpuprof.analysis.efficiency import efficiency_section
     return efficiency_section(events_of_kind(groups, kinds.FLOPS), probes["steps"], job_gpu_rules.job_gpus(gpus),
-                              meta.get("efficiency"), advice, meta.get("duration_s"), probes.get("model"))
+                              meta.get("efficiency") or {}, advice, meta.get("duration_s"), probes.get("model"))
 
 
 def _with_window_cores(system: dict, record: dict, steps: dict) -> dict:
@@ -269,7 +269,7 @@ def _job_ranks(groups: list, meta: dict, sections: dict, memory: dict, system: d
 
 def _straggler_gpu_slowdown(straggler: dict, rows: list, gpus: list):
     """The straggler's GPU held below its top clock (a power cap, heat): the likely cause, or None."""
-    row = next((r for r in rows if r["rank"] == straggler["rank"]), {})
+    row: dict = next((r for r in rows if r["rank"] == straggler["rank"]), {})
     mine = {g.get("uuid") for g in row.get("gpus") or []}
     for gpu in gpus or []:
         if nvml_uuid(gpu.get("uuid")) in mine:
@@ -502,7 +502,7 @@ def judge_ranks(groups: list, meta: dict, context_of):
     if verdict.get("bottleneck"):
         verdict["summary"] = rank_rules.job_summary(verdict, rows, picture)
         verdict["rank"] = rows[headline]["rank"]
-    hosts = sorted({row.get("host") for row in rows if row.get("host")})
+    hosts = sorted({row["host"] for row in rows if row.get("host")})
     job = dict(picture, ranks=len(rows), hosts=hosts, pace_bound=_pace_bound(rows, picture))
     return {"rows": rows, "job": job, "sections": sections, "copies": copies_by_rank(analysed),
             "judged": dict(judged, verdict=verdict)}

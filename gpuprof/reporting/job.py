@@ -30,7 +30,7 @@ def run_folders(paths: list) -> list:
         if not inside:
             raise RecordError(f"{path}/{RUN_FILE} is missing: not a gpuprof run folder, nor a folder of run folders")
         found.extend(inside)
-    unique = []
+    unique: list = []
     for path in found:
         if os.path.realpath(path) not in {os.path.realpath(p) for p in unique}:
             unique.append(path)

@@ -33,7 +33,7 @@ def check_one_job(run_dirs: list, records: list) -> None:
     if len(sizes) > 1:
         raise RecordError(f"the run folders belong to jobs of different sizes ({', '.join(map(str, sizes))} ranks), "
                           f"not one job: {hint}")
-    seen = {}
+    seen: dict = {}
     for path, world in zip(run_dirs, worlds):
         for rank in sorted(world["ranks"]):
             if rank in seen:
