@@ -47,16 +47,25 @@ def throughput_step(steps: dict, event: dict):
 
 def counted_step(flops_events: list, steps: dict):
     """What the model-side advice weighs a math mode's change by: the counted step's FLOPs by op,
-    their dtype, the ops it dispatched, its device, and the step time they share; None uncounted."""
+    their dtype, the ops it dispatched, its device, the wall time the ops with a FLOP formula took in a
+    later, settled iteration (`seconds_by_op`, on a CPU), and the step time they share; None uncounted."""
     event = _stepping(flops_events, steps)
-    if not event.get("flops"):
+    timed = next((e for e in _of_steps(flops_events, steps) if e.get("op_times")), {})
+    if not event.get("flops") and not timed.get("seconds_by_op"):
         return None
     return {"by_op": event.get("by_op") or {}, "dtype": _main_dtype(event), "ops": event.get("ops"),
-            "device": event.get("device"), "step_s": throughput_step(steps, event)}
+            "device": event.get("device") or timed.get("device"), "step_s": throughput_step(steps, event),
+            "seconds_by_op": timed.get("seconds_by_op") or {}, "timed_s": timed.get("seconds")}
+
+
+def _of_steps(events: list, steps: dict) -> list:
+    """The events of the process whose steps were measured, else all."""
+    return [e for e in events or [] if e.get("pid") == steps.get("pid")] or list(events or [])
 
 
 def _stepping(events: list, steps: dict) -> dict:
-    mine = [e for e in events or [] if e.get("pid") == steps.get("pid")] or list(events or [])
+    """The count's event (not the later iteration's op times)."""
+    mine = [e for e in _of_steps(events, steps) if not e.get("op_times")]
     counted_ones = [e for e in mine if e.get("flops")]
     return (counted_ones or mine or [{}])[0]
 

@@ -146,8 +146,8 @@ def analyse_hdf5(descriptions, reads) -> list:
     merged = {}
     for (_, file, name), read in latest.items():
         entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
-                                                 "open_s": 0.0, "processes": 0})
-        for k in ("calls", "bytes", "elements", "chunks_touched", "opens", "open_s"):
+                                                 "open_s": 0.0, "read_s": 0.0, "processes": 0})
+        for k in ("calls", "bytes", "elements", "chunks_touched", "opens", "open_s", "read_s"):
             entry[k] += read.get(k) or 0
         entry["processes"] += 1
     out = []
@@ -158,7 +158,7 @@ def analyse_hdf5(descriptions, reads) -> list:
             continue
         seen.add(key)
         reads_of = merged.get(key, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
-                                    "open_s": 0.0, "processes": 0})
+                                    "open_s": 0.0, "read_s": 0.0, "processes": 0})
         chunk_bytes = desc.get("chunk_bytes")
         cache = desc.get("rdcc_nbytes")
         decoded = reads_of["chunks_touched"] * chunk_bytes if chunk_bytes else None
@@ -177,5 +177,6 @@ def analyse_hdf5(descriptions, reads) -> list:
             "reopened_per_read": bool(reads_of["calls"]) and reads_of["opens"] * 2 > reads_of["calls"],
             **({"opened_at": desc["opened_at"]} if desc.get("opened_at") else {}),
             **({"open_s": round(reads_of["open_s"], 6)} if reads_of.get("open_s") else {}),
+            **({"read_s": round(reads_of["read_s"], 6)} if reads_of.get("read_s") else {}),
         })
     return out

@@ -3,15 +3,21 @@
 Once the model is known (at the end of the second optimizer step, `model_facts.on_model`), the
 third step runs under a counting dispatch mode: every aten op the step runs (forward, backward, on
 any thread autograd uses) passes through unchanged, and the ones with a FLOP formula
-(`torch.utils.flop_counter`'s, plus the CPU flash-attention kernels) add their count and the wall
-time the op itself took (`seconds_by_op`: on a CPU, where an op returns when it is done, the share of
-the step that matmuls and convolutions take, which the CPU's mixed-precision estimate rests on). The
+(`torch.utils.flop_counter`'s, plus the CPU flash-attention kernels) add their count. The
 mode leaves at the pre-hook of the same optimizer's next step, so that optimizer's own arithmetic is
-not counted and a program of several optimizers (a GAN) has one whole iteration counted.
+not counted and a program of several optimizers (a GAN) has one whole iteration counted; where
+nothing was counted by then, a closure (Lightning's, LBFGS's) runs the forward and backward inside
+step(), and the mode leaves when that step ends.
 Ops with no formula that are not trivially free (element-wise, views, copies, reductions) are
 named as uncounted: the count's coverage. Every op dispatched is counted too (`ops`): the host's
 share of a GPU step is about that many launches (advice/math_modes.py). The mode never decomposes or
 re-runs an op, so the step computes the same numbers; its cost is a Python call per op for that one step.
+
+On a CPU, where an op returns when it is done, one later iteration (TIMED_AFTER optimizer steps
+after the count, past the first steps' warm-up: a CPU step can take 5-20x its settled time while
+oneDNN and the allocator warm up) runs under a second mode that times each op with a FLOP formula
+(matmuls, convolutions, attention): a `flops` event with `op_times` and `seconds_by_op`, the share
+of the step the CPU's mixed-precision estimate moves to bf16.
 
 Transformer-shaped models also get the usual per-token estimate, 6N + 12·L·H·Q·T, from the model's
 attention modules and the token shape the step's embeddings (or attention inputs) saw.
@@ -25,6 +31,7 @@ from . import runtime
 from ..record import kinds
 
 COUNTED_STEP = 3
+TIMED_AFTER = 8          # optimizer steps between the count and the iteration whose ops are timed (CPU only)
 TOP_OPS = 8
 #: Op-name parts of arithmetic that is not trivially free: such an op with no formula leaves the count short.
 HEAVY_PARTS = ("mm", "conv", "attention", "linalg", "fft", "einsum", "lstm", "gru", "rnn", "cholesky", "svd",
@@ -46,7 +53,7 @@ def install(torch) -> None:
 
 def _rearm() -> None:
     _stop_counting()
-    _state.update(done=False, mode=None, tokens=None, model=None)
+    _state.update(done=False, mode=None, tokens=None, model=None, optimizer=None, timing=False)
 
 
 def _reset_in_child() -> None:
@@ -63,6 +70,9 @@ def _on_model(model, optimizer) -> None:
     reason = skip_reason(model, torch)
     if reason is not None:
         runtime.emit({"k": kinds.FLOPS, "t": time.monotonic(), "skipped": reason})
+        if _device_of(model) == "cpu" and "compiled" not in reason:
+            _state.update(model=model, optimizer=optimizer)     # a rank's own ops are timed all the same
+            _time_a_later_step()
         return
     from torch.optim.optimizer import register_optimizer_step_pre_hook
     mode = counting_mode(torch)
@@ -88,18 +98,64 @@ def skip_reason(model, torch):
 def _at_next_step(optimizer, args, kwargs) -> None:
     if _state.get("optimizer") is not None and optimizer is not _state["optimizer"]:
         return              # another optimizer of the same iteration (a GAN's generator)
+    mode = _state["mode"]
+    if mode is not None and not mode.worked() and not _state.get("closure"):
+        # Nothing counted yet: a closure (Lightning's, LBFGS's) runs the forward and backward inside
+        # step(), so the count ends when this step does.
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+        _state["closure"] = True
+        _state["handles"].append(register_optimizer_step_post_hook(_at_step_end))
+        return
+    _finish_count()
+
+
+def _at_step_end(optimizer, args, kwargs) -> None:
+    if optimizer is _state.get("optimizer"):
+        _finish_count()
+
+
+def _finish_count() -> None:
+    timing = _state.get("timing")
     try:
         mode, ended = _state["mode"], time.monotonic()
         if not _stop_counting():
             return
-        runtime.emit(dict(mode.summary(), k=kinds.FLOPS, t=ended, step=COUNTED_STEP,
-                       seconds=round(ended - _state["started"], 6),
-                       transformer=_with_tokens(_state.get("shape"), _state["tokens"]),
-                       device=_device_of(_state["model"])))
+        device = _device_of(_state["model"])
+        if timing:
+            runtime.emit({"k": kinds.FLOPS, "t": ended, "op_times": True, "step": COUNTED_STEP + TIMED_AFTER + 1,
+                          "seconds": round(ended - _state["started"], 6),
+                          "seconds_by_op": {op: round(s, 6) for op, s in mode.seconds.items()}, "device": device})
+        else:
+            runtime.emit(dict(mode.summary(), k=kinds.FLOPS, t=ended, step=COUNTED_STEP,
+                              seconds=round(ended - _state["started"], 6),
+                              transformer=_with_tokens(_state.get("shape"), _state["tokens"]), device=device))
+            if device == "cpu":
+                _time_a_later_step()
+                return
     except Exception:
         pass
-    finally:
-        _state["model"] = _state["optimizer"] = None
+    _state.update(model=None, optimizer=None, closure=False, timing=False)
+
+
+def _time_a_later_step() -> None:
+    """Count TIMED_AFTER steps of the same optimizer, then time the ops of the next iteration."""
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+    _state.update(closure=False, timing=True, countdown=TIMED_AFTER)
+
+    def after_step(optimizer, args, kwargs):
+        if optimizer is not _state.get("optimizer") or _state["mode"] is not None:
+            return
+        _state["countdown"] -= 1
+        if _state["countdown"] > 0:
+            return
+        mode = timing_mode(_state["torch"])
+        _state["handles"] = [register_optimizer_step_pre_hook(_at_next_step)]
+        _state["started"] = time.monotonic()
+        mode.__enter__()
+        _state["mode"] = mode
+        waiting.remove()
+
+    waiting = register_optimizer_step_post_hook(after_step)
 
 
 def _stop_counting() -> bool:
@@ -136,22 +192,19 @@ def counting_mode(torch):
         def __init__(self):
             super().__init__()
             self.flops, self.by_op, self.by_dtype, self.uncounted, self.failed = 0, {}, {}, {}, 0
-            self.seconds_by_op = {}     # wall time of the ops with a formula, by op
             self.ops = 0            # every aten op the step dispatched: what the host launched, views too
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             self.ops += 1
-            started = time.perf_counter()
             out = func(*args, **kwargs)   # gpuprof's probe: passes the call through unchanged
-            spent = time.perf_counter() - started
             try:
-                self._count(func, args, kwargs, out, spent)
+                self._count(func, args, kwargs, out)
             except Exception:
                 self.failed += 1
             return out
 
-        def _count(self, func, args, kwargs, out, spent):
+        def _count(self, func, args, kwargs, out):
             packet = func._overloadpacket
             formula = formulas.get(packet)
             name = packet.__name__
@@ -162,17 +215,48 @@ def counting_mode(torch):
             flops = int(formula(*args, **kwargs, out_val=out))
             self.flops += flops
             self.by_op[name] = self.by_op.get(name, 0) + flops
-            self.seconds_by_op[name] = self.seconds_by_op.get(name, 0.0) + spent
             dtype = _operand_dtype(args, torch)
             self.by_dtype[dtype] = self.by_dtype.get(dtype, 0) + flops
 
+        def worked(self) -> bool:
+            return bool(self.flops)
+
         def summary(self) -> dict:
             top = dict(sorted(self.by_op.items(), key=lambda kv: -kv[1])[:TOP_OPS])
-            seconds = {op: round(s, 6) for op, s in sorted(self.seconds_by_op.items(), key=lambda kv: -kv[1])}
             return {"flops": self.flops, "by_op": top, "by_dtype": self.by_dtype, "uncounted": self.uncounted,
-                    "formula_errors": self.failed, "ops": self.ops, "seconds_by_op": seconds}
+                    "formula_errors": self.failed, "ops": self.ops}
 
     return StepCount()
+
+
+def timing_mode(torch):
+    """A dispatch mode that runs each op as called and adds the wall time of those with a FLOP
+    formula to `seconds` by op (on a CPU an op returns when it is done)."""
+    from torch.utils import flop_counter
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    formulas = set(flop_counter.flop_registry) | set(_cpu_attention_formulas(torch, flop_counter))
+
+    class OpTimes(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.seconds = {}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            packet = func._overloadpacket
+            if packet not in formulas:
+                return func(*args, **kwargs)   # gpuprof's probe: passes the call through unchanged
+            started = time.perf_counter()
+            out = func(*args, **kwargs)   # gpuprof's probe: passes the call through unchanged
+            name = packet.__name__
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+            return out
+
+        def worked(self) -> bool:
+            return bool(self.seconds)
+
+    return OpTimes()
 
 
 def _cpu_attention_formulas(torch, flop_counter) -> dict:

@@ -70,7 +70,8 @@ KINDS = _declare(
     Kind("flops", "one training step's floating-point operations, counted once (the third optimizer step, forward "
                   "and backward): the total, the largest ops, per dtype, the ops with no formula, the step's seconds "
                   "under the count, the transformer shape (layers, heads, head size, parameters, tokens); or why "
-                  "it was skipped"),
+                  "it was skipped. On a CPU a second one (op_times) gives the wall time of those ops by op in a "
+                  "later iteration (seconds_by_op)"),
     Kind("memory_anatomy", "parameters, gradients and optimizer state in bytes"),
     Kind("exception", "an exception that ended the program (out of memory among them)"),
     Kind("import_error", "the program ended on an uncaught ImportError: the module it could not import"),

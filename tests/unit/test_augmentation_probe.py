@@ -50,6 +50,22 @@ class FillsInPlace:
         return torch.empty(3).uniform_()
 
 
+def seeded_mask(index):
+    rng = np.random.default_rng(index)
+    return rng.integers(0, 4)
+
+
+class SeededPerSample:
+    def __getitem__(self, i):
+        return seeded_mask(i)
+
+
+class UnseededPerSample:
+    def __getitem__(self, i):
+        first = np.random.default_rng().integers(0, 4)
+        return first + np.random.default_rng(None).integers(0, 4)
+
+
 def _library_class(name, module, **attributes):
     cls = type(name, (), {"__call__": lambda self, x: x})
     cls.__module__ = module
@@ -82,6 +98,11 @@ def test_a_deterministic_path_has_nothing_random():
 def test_a_generator_held_by_the_dataset_and_in_place_random_fills_count():
     assert any("self.rng.normal" in item for item in inspect_dataset(HeldGenerator())["random"])
     assert any("uniform_" in item for item in inspect_dataset(FillsInPlace())["random"])
+
+
+def test_a_generator_seeded_in_the_path_draws_the_same_for_a_sample_every_epoch_one_unseeded_is_random():
+    assert inspect_dataset(SeededPerSample())["random"] == []
+    assert len(inspect_dataset(UnseededPerSample())["random"]) == 2
 
 
 def test_transform_objects_are_named_random_or_deterministic():

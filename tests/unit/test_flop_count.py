@@ -133,3 +133,17 @@ def test_a_wrapped_model_is_not_counted_and_says_why():
     assert flops.skip_reason(model, torch) is None
     reason = flops.skip_reason(nn.DataParallel(model), torch)
     assert "DataParallel" in reason
+
+
+def test_the_timing_mode_times_the_ops_with_a_formula_and_leaves_the_step_alone():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(256, 512), nn.ReLU(), nn.Linear(512, 32))
+    x = torch.randn(64, 256)
+    plain = model(x).sum()
+    mode = flops.timing_mode(torch)
+    with mode:
+        timed = model(x).sum()
+        timed.backward()
+    assert torch.equal(plain, timed.detach())
+    assert {"addmm", "mm"} <= set(mode.seconds) and "relu" not in mode.seconds
+    assert all(s > 0 for s in mode.seconds.values())
