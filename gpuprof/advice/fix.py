@@ -23,6 +23,7 @@ class Fix:
     changes_training: bool = False    # changes what the model trains on (fewer fresh samples, another batch)
     needs_gpu: bool = False           # offered only when the run had a GPU
     leads: bool = False               # goes first when its build says why ("first"): others are measured through it
+    yields_to_larger: bool = False    # a lead over unestimated fixes, which a clearly larger estimate passes
     try_keys: tuple = ()              # change keys `try` applies for it; () when it needs a code change
     keep: Optional[Callable] = None   # (settings, loader, framework) -> how to keep what `try` measured
     variant_label: Optional[Callable] = None     # (change) -> try's label for it, when not "ID: k=v"

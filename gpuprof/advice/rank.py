@@ -11,7 +11,10 @@ that keep training the same before those that change what the model trains on; t
 estimate's midpoint, then by effort (midpoints within 5% of each other count as equal). A worthwhile setting
 that `try` measures as it is goes ahead of code rewrites whose estimate rests on an assumed saving,
 where its range reaches their midpoint (never past a rewrite whose range lies mostly above it);
-a fix that leads (DataParallel -> DDP) goes first, saying why."""
+a fix that leads (DataParallel -> DDP) goes first, saying why. An estimate clearly larger (beyond
+the near tie) than a prior, or than a lead over unestimated fixes, goes ahead of it; and no fix
+stays below one whose whole range lies above its own, but for a lead whose reason is about the
+others' figures (measured through it, or a bound); each fix that moved says why."""
 
 import math
 
@@ -65,8 +68,86 @@ def advise(ev, verdict: dict, findings=()) -> list:
                             -(a["estimated_speedup"] or a.get("prior") or 1.0), a["effort"]))
     ranked = _settings_before_rewrites(_prefer_less_effort_among_near_ties(out, bottleneck), bottleneck)
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
-    return _unestimated_ahead_say_why(leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))],
-                                      bottleneck)
+    ranked = leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
+    ranked = _whole_range_above_first(_clearly_larger_before_traits(ranked, bottleneck))
+    return _unestimated_ahead_say_why(ranked, bottleneck)
+
+
+def _span(item: dict):
+    """(low, high) of an item's estimate, or None for a fix with no range (a prior ranks it)."""
+    estimate = item.get("estimate") or {}
+    if estimate.get("low") is not None and estimate.get("high") is not None:
+        return estimate["low"], estimate["high"]
+    return None
+
+
+def _whole_range_above_first(ranked: list) -> list:
+    """No fix stays below another whose whole range lies above its own: whatever placed it there
+    (tiers, settings first), the higher range goes ahead of it, saying why. A fix that
+    leads keeps its place, its `first` saying why (the others are measured through it, or their
+    figure is a bound no rewrite reaches)."""
+    ranked = list(ranked)
+    moved = True
+    while moved:
+        moved = False
+        for i, above in enumerate(ranked):
+            span = _span(above)
+            if span is None:
+                continue
+            if _holds_lead(above):
+                continue
+            higher = next((b for b in ranked[i + 1:] if _span(b) and _span(b)[0] > span[1]), None)
+            if higher is None:
+                continue
+            ranked.remove(higher)
+            ranked.insert(i, higher)
+            higher["ranked_by"] = f"ahead of {above['id']} ({_span_words(above)}): its whole range lies above that one's"
+            moved = True
+            break
+    return ranked
+
+
+def _holds_lead(item: dict) -> bool:
+    return bool(item.get("ranked_by")) and item["ranked_by"].startswith("first") and _trait(item, "leads") \
+        and not _trait(item, "yields_to_larger")
+
+
+def _span_words(item: dict) -> str:
+    if item.get("estimate"):
+        return range_words(item)
+    return f"a prior of {item['prior']:.2f}x" if item.get("prior") is not None else "not estimated"
+
+
+def _clearly_larger_before_traits(ranked: list, bottleneck) -> list:
+    """An estimated fix of the verdict whose midpoint is clearly (beyond the near tie) above that of
+    a fix ranked before it by a trait alone (a lead over unestimated fixes, or a prior that ranks an
+    unestimated fix) goes ahead of it: a trait orders fixes of like worth, not a smaller gain before a
+    larger one. Other leads stay first, and a fix that changes what the model trains on stays after
+    those that keep it (but for a whole range above theirs)."""
+    ranked = list(ranked)
+    for item in [a for a in ranked if a.get("estimate") and bottleneck in a["addresses"]]:
+        index = ranked.index(item)
+        passed = [a for a in ranked[:index] if bottleneck in a["addresses"] and _by_trait_below(a, item)]
+        if not passed:
+            continue
+        target = ranked.index(passed[0])
+        ranked.remove(item)
+        ranked.insert(target, item)
+        item["ranked_by"] = (f"ahead of {passed[0]['id']} ({_span_words(passed[0])}): a clearly larger estimate, "
+                             "where that fix stood first by a trait, not by a larger gain")
+    return ranked
+
+
+def _by_trait_below(above: dict, item: dict) -> bool:
+    """`above` stands before `item` by a trait, with a midpoint (or prior) clearly below item's."""
+    worth = above.get("estimated_speedup") or above.get("prior") or 1.0
+    if worth * NEAR_TIE >= item["estimated_speedup"] or _holds_lead(above):
+        return False
+    if _trait(item, "changes_training") and not _trait(above, "changes_training"):
+        return False        # keeping training the same is a tier, not a trait of like worth
+    by_lead = bool(above.get("ranked_by")) and _trait(above, "leads")
+    by_prior = above.get("estimate") is None and above.get("prior") is not None
+    return by_lead or by_prior
 
 
 def _input_made_free(situation, verdict: dict):

@@ -26,12 +26,39 @@ MIXED_PRECISION_CPU_PRIOR = Prior(
     used_for="ranks mixed-precision on a CPU with bf16 instructions, until `gpuprof try` measures it",
     without_it=WITHOUT_A_PRIOR)
 
+CPU_BF16_SPEED_RATIO = Prior(
+    id="cpu-bf16.speed-ratio", kind="measured rate", value=1.54, low=0.70, high=1.70, unit="x",
+    source="fitted 2026-12-01 on 2-core x86-64 VMs with avx512_bf16 (torch 2.13 CPU): each program's measured "
+           "bf16-autocast gain g and the share m of its step its matmuls, convolutions and attention took (timed "
+           "by gpuprof on a 2-core Intel Xeon with avx512_bf16 and amx_bf16, load 1.5-3.7 from another session's "
+           "tests) give r = m / (1/g - 1 + m): the corpus's calibrating half, gains measured by editing "
+           "(2026-11-27), ddp_two_ranks 1.19x at m 0.42 (r 1.62), hf_trainer_text 0.95x at 0.13 (0.70), "
+           "lightning_autoencoder 1.31x at 0.58 (1.70); the examples timed by hand or by `gpuprof try` "
+           "(docs/benchmarks.md, 'Model-side fixes'), compute_heavy 1.31x at 0.75 (1.46), compute_cnn 1.20x at "
+           "0.66 (1.34), compute_transformer 1.30x at 0.59 (1.65); central the median, ends the lowest and "
+           "highest (a text model's small matmuls lose more to the casts than bf16 saves)",
+    programs=("bench/corpus/ddp_two_ranks", "bench/corpus/hf_trainer_text", "bench/corpus/lightning_autoencoder",
+              "examples/compute_heavy.py", "examples/compute_cnn.py", "examples/compute_transformer.py"),
+    used_for="mixed-precision on a CPU with bf16 instructions: how much faster the counted step's matmuls, "
+             "convolutions and attention run under bf16 autocast, casts included, applied to the share of the "
+             "step they took (advice/cpu_math_modes.py)",
+    without_it="mixed-precision on a CPU has no range and ranks by mixed-precision.prior-cpu")
+
 COMPILE_PRIOR = Prior(
     id="compile.prior", kind="ranking prior", value=1.2, unit="x",
     source="assumed, 2026-11-23; " + ON_THE_EPYC + ": 1.06x on compute_transformer, 0.76x on compute_cnn",
     programs=("examples/compute_transformer.py", "examples/compute_cnn.py"),
     used_for="ranks compile until `gpuprof try` measures it (with its compile time and payback)",
     without_it=WITHOUT_A_PRIOR)
+
+COMPILE_CPU_PRIOR = Prior(
+    id="compile.prior-cpu", kind="ranking prior", value=1.0, unit="x",
+    source=ON_THE_EPYC + ", 2026-11-23: 1.06x (0.80-1.48) on compute_transformer, 0.76x (0.61-1.01) on "
+           "compute_cnn: on this kind of CPU compiling gained from nothing to a little and cost a quarter",
+    programs=("examples/compute_transformer.py", "examples/compute_cnn.py"),
+    used_for="ranks compile on a CPU-only run at no gain (after every estimated fix that gains), until "
+             "`gpuprof try` measures it",
+    without_it="compile ranks at the GPU's assumed 1.2x on a CPU, above estimated fixes that measured more")
 
 CHANNELS_LAST_GPU_PRIOR = Prior(
     id="channels-last.prior-gpu", kind="ranking prior", value=1.2, unit="x",
@@ -40,9 +67,10 @@ CHANNELS_LAST_GPU_PRIOR = Prior(
     without_it=WITHOUT_A_PRIOR)
 
 CHANNELS_LAST_CPU_PRIOR = Prior(
-    id="channels-last.prior-cpu", kind="ranking prior", value=1.05, unit="x",
-    source=ON_THE_EPYC + ": 1.06x on compute_cnn, 2026-11-23; a hand-timed small CNN under load was slower",
-    programs=("examples/compute_cnn.py",), needs_second_program=True,
+    id="channels-last.prior-cpu", kind="ranking prior", value=1.0, unit="x",
+    source=ON_THE_EPYC + ": 1.06x (1.01-1.10) on compute_cnn, 2026-11-23; a small CNN timed by hand on the "
+           "same CPU under load ran slower: no gain to expect before it is measured",
+    programs=("examples/compute_cnn.py", "a small CNN timed by hand (docs/benchmarks.md, 'Model-side fixes')"),
     used_for="ranks channels-last for a convolutional model on a CPU, until measured",
     without_it=WITHOUT_A_PRIOR)
 
@@ -54,10 +82,18 @@ CUDNN_BENCHMARK_PRIOR = Prior(
 
 FUSED_OPTIMIZER_PRIOR = Prior(
     id="fused-optimizer.prior", kind="ranking prior", value=1.1, unit="x",
-    source=ON_THE_EPYC + ": foreach=True for Adam measured 0.83x on compute_heavy, and up to 1.4x of the step "
-           "elsewhere on the same CPU (the fix's docstring), 2026-11-23",
-    programs=("examples/compute_heavy.py",), needs_second_program=True,
-    used_for="ranks fused-optimizer (never above the bound a free optimizer step gives), until measured",
+    source="assumed, 2026-11-23: a fused step on a GPU is a few launches instead of several per parameter; not "
+           "measured on a GPU (on a CPU, fused-optimizer.prior-cpu)",
+    used_for="ranks fused-optimizer on a GPU (never above the bound a free optimizer step gives), until measured",
+    without_it=WITHOUT_A_PRIOR)
+
+FUSED_OPTIMIZER_CPU_PRIOR = Prior(
+    id="fused-optimizer.prior-cpu", kind="ranking prior", value=1.0, unit="x",
+    source=ON_THE_EPYC + ": foreach=True for Adam measured 0.83x on compute_heavy, 2026-11-23; the corpus's "
+           "tokenize_at_start (AdamW, calibrating half) measured 0.95x with foreach=True by editing it, 2026-11-27 "
+           "(bench/corpus/tokenize_at_start/truth.json): no gain to expect on a CPU before it is measured",
+    programs=("examples/compute_heavy.py", "bench/corpus/tokenize_at_start"),
+    used_for="ranks fused-optimizer (foreach=True) on a CPU at no gain, until measured",
     without_it=WITHOUT_A_PRIOR)
 
 TF32_PRIOR = Prior(

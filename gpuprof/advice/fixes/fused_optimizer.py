@@ -1,17 +1,19 @@
 """fused-optimizer: an optimizer that updates its parameters one tensor at a time does it in one
 fused kernel (fused=True, on a GPU) or in a few multi-tensor calls (foreach=True, on a CPU, where
 torch's default is the per-tensor loop). Offered when the optimizer takes the option and does not
-use it. Not estimated: on this project's CPU-only machine foreach=True for Adam measured from 0.83x
-to 1.4x of the step (docs/benchmarks.md); the optimizer's sampled share of the step bounds the gain,
-and a prior below that bound ranks it until `gpuprof try --fix fused-optimizer` measures it."""
+use it. Not estimated: on this project's CPU-only machine foreach=True measured 0.83x and 0.95x on
+two programs (docs/benchmarks.md), so on a CPU it ranks at no gain; the optimizer's sampled share of
+the step bounds the gain, and a prior below that bound ranks it until `gpuprof try --fix
+fused-optimizer` measures it."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.model import cheaper_share
 from gpuprof.advice.model_terms import compute_model, launch_bound_model, not_estimated, on_gpu
-from gpuprof.priors.model_fixes import FUSED_OPTIMIZER_PRIOR
+from gpuprof.priors.model_fixes import FUSED_OPTIMIZER_CPU_PRIOR, FUSED_OPTIMIZER_PRIOR
 from gpuprof.analysis import bottlenecks
 
 PRIOR = FUSED_OPTIMIZER_PRIOR.value
+PRIOR_CPU = FUSED_OPTIMIZER_CPU_PRIOR.value
 
 
 def build(ev, s):
@@ -28,7 +30,7 @@ def build(ev, s):
     if bound < MIN_GAIN:
         return None
     name = optimizer.get("class") or "the optimizer"
-    return {"estimated_speedup": None, "prior": min(PRIOR, bound), "where": None,
+    return {"estimated_speedup": None, "prior": min(PRIOR if gpu else PRIOR_CPU, bound), "where": None,
             "detail": f"{name}(..., {option}=True)" + (" (on a CPU torch's default is one tensor at a time)"
                                                        if option == "foreach" else ""),
             "snippet": f"optimizer = torch.optim.{name}(model.parameters(), ..., {option}=True)",

@@ -2,10 +2,12 @@
 handle open so the cache survives between reads.
 
 Applies when a read decompresses at least twice the bytes it returns (the h5py probe counts the
-chunks each read touches). After the change a read finds its chunk in the cache with the chance
-the cache gives it: every time for reads in order, and for reads in random order the share of the
-data set's chunks the cache holds; a hit costs a copy, a miss the whole amplification. The
-estimate makes each batch as many times cheaper as that (at most 20x)."""
+chunks each read touches). A read finds its chunk in the cache with the chance the cache gives it:
+every time for reads in order, for reads in random order the share of the data set's chunks the
+cache holds, never where the data set is opened again for each read; a hit costs a copy, a miss the
+whole amplification. The cache helps only with the hits it adds to those it gives now, and only the
+reads' own time (the probe times them) gets that much cheaper; opening the file again for each read
+goes with a kept handle, and the rest of making a sample stays (the batch at most 20x cheaper)."""
 
 import math
 
@@ -32,15 +34,22 @@ def build(ev, s):
     keep_handle = bool(worst.get("reopened_per_read"))
     if not resize and not keep_handle:
         return None         # the cache is already this size: nothing to change
-    cached = max(max(nbytes, current or 0) // chunk, 1)
+    cache_after = max(nbytes, current or 0)
+    cached = max(cache_after // chunk, 1)
     total = _chunk_count(worst.get("shape"), worst.get("chunks"))
-    hit = min(1.0, cached / total) if random_order and total else 1.0
-    cheaper = amplification / ((1.0 - hit) * amplification + hit)
-    # A handle kept also saves opening the file for every read: that time (timed by the probe) goes,
-    # and the rest gets `cheaper`.
+    hit = hit_rate(cache_after, worst, random_order, kept=True)
+    # A handle kept also saves opening the file for every read: that time (timed by the probe) goes;
+    # the reads get cheaper by the hits the cache adds over those it gives now; the rest of making a
+    # sample stays as it is.
     wall = ((ev.loader or {}).get("producer") or {}).get("wall_s")
     opening = min((worst.get("open_s") or 0.0) / wall, 0.95) if keep_handle and wall else 0.0
-    cheaper = 1.0 / ((1.0 - opening) / cheaper)
+    reads = _read_shares(bad, wall, opening)
+    after = 1.0 - opening - sum(reads.values())
+    for d in bad:
+        now = hit_rate(current, d, random_order, kept=not d.get("reopened_per_read"))
+        later = hit_rate(cache_after, d, random_order, kept=True)
+        after += reads[id(d)] * _miss_cost(d["read_amplification"], later) / _miss_cost(d["read_amplification"], now)
+    cheaper = 1.0 / max(after, 1e-9)
     gain = s.cheaper_input(ev, min(cheaper, CHUNK_CACHE_MOST.value))
     if gain < MIN_GAIN:
         return None
@@ -59,6 +68,8 @@ def build(ev, s):
                        f"avoid decompressing {chunks[0]} samples per sample")
     snippet = _snippet(name, max(nbytes, current or 0), nslots)
     hits = _hits_note(cached, total, hit, opening, cheaper)
+    if all(d.get("read_s") is not None for d in bad) and wall:
+        hits += f" (the reads took {sum(reads.values()):.0%} of the time making batches; the rest stays)"
     data_set = f"{worst['file']}:{worst['dataset']}"
     return {
         "estimated_speedup": gain,
@@ -73,6 +84,34 @@ def build(ev, s):
         "change": {"hdf5_cache_bytes": max(nbytes, current or 0), "hdf5_cache_slots": nslots,
                    "hdf5_keep_handles": True},
     }
+
+
+def hit_rate(cache_bytes, dataset: dict, random_order: bool, kept: bool) -> float:
+    """The share of reads that find their chunk in a cache of `cache_bytes`: none where the handle
+    is opened again for each read (a new handle starts with an empty cache) or the cache cannot hold
+    a chunk; in random order the share of the data set's chunks the cache holds; in order all."""
+    chunk = dataset.get("chunk_bytes") or 0
+    if not kept or not cache_bytes or not chunk or cache_bytes < chunk:
+        return 0.0
+    total = _chunk_count(dataset.get("shape"), dataset.get("chunks"))
+    return min(1.0, (cache_bytes // chunk) / total) if random_order and total else 1.0
+
+
+def _miss_cost(amplification: float, hit: float) -> float:
+    """A read's cost in returned bytes' worth: a hit copies, a miss decompresses the whole chunk."""
+    return (1.0 - hit) * amplification + hit
+
+
+def _read_shares(bad: list, wall, opening: float) -> dict:
+    """{id(data set): share of making batches its reads took}, from the probe's read times; where
+    reads were not timed (runs saved before), the whole of making a batch but the opening is taken
+    as the worst data set's reads, as estimates were made then."""
+    timed = {id(d): d["read_s"] / wall for d in bad if d.get("read_s") is not None} if wall else {}
+    if wall and len(timed) == len(bad):
+        scale = min(1.0, (1.0 - opening) / max(sum(timed.values()), 1e-9))
+        return {key: share * scale for key, share in timed.items()}
+    worst = max(bad, key=lambda d: d["read_amplification"])
+    return {id(d): (1.0 - opening if d is worst else 0.0) for d in bad}
 
 
 def _cache_size(worst: dict, chunk: int, batch: int, random_order: bool) -> tuple:

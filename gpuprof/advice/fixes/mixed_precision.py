@@ -2,11 +2,12 @@
 type its device runs fast: bf16 on Ampere or later GPUs and on CPUs with bf16 instructions, float16
 with a GradScaler on older GPUs. Not offered when the forward already runs under autocast or the
 parameters are not float32. On a GPU whose step was counted, the gain is estimated from the step's
-FLOPs by op family and the rates each reaches in each mode (advice/math_modes.py); elsewhere a stated
-prior ranks it until `gpuprof try --fix mixed-precision` measures it (try runs the model's forward
-under autocast)."""
+FLOPs by op family and the rates each reaches in each mode (advice/math_modes.py); on a CPU whose
+counted step's ops were timed, from the share of the step its matmuls and convolutions took and
+bf16's measured rate on such a CPU (advice/cpu_math_modes.py); elsewhere a stated prior ranks it
+until `gpuprof try --fix mixed-precision` measures it (try runs the model's forward under autocast)."""
 
-from gpuprof.advice import math_modes
+from gpuprof.advice import cpu_math_modes, math_modes
 from gpuprof.advice.fix import Fix
 from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.advice.flag_terms import PRECISION, command_first
@@ -54,8 +55,11 @@ def build(ev, s):
              "why": f"{chip}; " + not_estimated("mixed-precision", "the gain depends on how much of the step is "
                                                                    "matmuls and convolutions"),
              "change": {"autocast": True}}
-    if device == "cuda" and model is not None:
-        figures, words = math_modes.estimate(ev, "BF16" if dtype == "bfloat16" else "FP16", model)
+    if model is not None:
+        if device == "cuda":
+            figures, words = math_modes.estimate(ev, "BF16" if dtype == "bfloat16" else "FP16", model)
+        else:
+            figures, words = cpu_math_modes.estimate(ev)
         if figures is not None:
             central, low, high = figures
             built.update(estimated_speedup=central, estimate_low=low, estimate_high=high, prior=None,

@@ -38,4 +38,4 @@ def build(ev, s):
 
 FIX = Fix(id="rollout-buffers", title="Keep the rollout's data in preallocated tensors", effort=2,
           addresses=(bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id),
-          build=build, leads=True)
+          build=build, leads=True, yields_to_larger=True)

@@ -45,4 +45,4 @@ def build(ev, s):
 
 FIX = Fix(id="rollout-inference", title="Make the rollout's policy calls cheaper (inference_mode, one batched call)",
           effort=2, addresses=(bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id),
-          build=build, leads=True)
+          build=build, leads=True, yields_to_larger=True)
