@@ -111,6 +111,16 @@ class TorchFace:
         backends = getattr(torch.backends, "cuda", None)
         if backends is not None:
             backends.is_built = lambda: True
+        cudnn = getattr(torch.backends, "cudnn", None)
+        if cudnn is not None and hasattr(cudnn, "is_acceptable"):
+            real_acceptable = cudnn.is_acceptable
+
+            def is_acceptable(tensor):
+                # an RNN asks it before flattening its weights for cuDNN (one buffer: no cost to
+                # model); the CPU build would warn, for a device tensor, that it has no cuDNN
+                on_device = tensor.untyped_storage().device.type == "meta"
+                return False if on_device else real_acceptable(tensor)
+            cudnn.is_acceptable = is_acceptable
 
     def _patch_accelerator(self) -> None:
         """torch.accelerator answers for CUDA (DataLoader pins memory only when it is available)."""
