@@ -35,8 +35,9 @@ def _run_without_typer(args):
     options = read_run_args(args)
     if options is None:
         return None
+    from gpuprof.workflows.options import RunRequest
     from gpuprof.workflows.run import profile
-    return profile(**options)
+    return profile(RunRequest(**options))
 
 
 def _run_with_typer(args):

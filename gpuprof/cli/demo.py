@@ -11,6 +11,7 @@ def demo(
     out: str = typer.Option(None, "--out", metavar="DIR", help="Run folder [default: a new folder in ~/.local/state/gpuprof/runs]."),
 ):
     """Run a bundled training example with a starved DataLoader under gpuprof."""
+    from gpuprof.workflows.options import RunRequest
     from gpuprof.workflows.run import profile
 
-    return profile(target=[DEMO_PROGRAM], out=out)
+    return profile(RunRequest(target=[DEMO_PROGRAM], out=out))

@@ -4,6 +4,7 @@ from typing import List, Optional
 
 import typer
 
+from gpuprof.workflows.options import RunRequest
 from gpuprof.workflows.run import profile
 from gpuprof.workflows.verify import VERIFY_BUDGET_S, VERIFY_MAX_ROUNDS, VERIFY_ROUNDS, VERIFY_STEPS
 
@@ -57,8 +58,8 @@ def run(
     the status only with --strict. Defaults for
     --out, --interval, --probes, --gpu, --live, --quiet and --python can be set in
     [tool.gpuprof.run] in pyproject.toml."""
-    return profile(target=target, module=module, out=out, json_path=json_path, interval=interval, probes=probes,
-                   gpu=gpu, quiet=quiet, live=live, steps=steps, warmup_steps=warmup_steps, gate_config=gate_config,
-                   junit=junit, markdown=markdown, command_mode=command_mode, python=python, verify=verify,
-                   html=html, trace=trace, strict=strict, peak_tflops=peak_tflops,
-                   price_per_gpu_hour=price_per_gpu_hour)
+    return profile(RunRequest(target=list(target or []), module=module, out=out, json_path=json_path,
+                              interval=interval, probes=probes, gpu=gpu, quiet=quiet, live=live, steps=steps,
+                              warmup_steps=warmup_steps, gate_config=gate_config, junit=junit, markdown=markdown,
+                              command_mode=command_mode, python=python, verify=verify, html=html, trace=trace,
+                              strict=strict, peak_tflops=peak_tflops, price_per_gpu_hour=price_per_gpu_hour))

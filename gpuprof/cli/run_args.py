@@ -26,7 +26,8 @@ def _is_module_option(arg: str) -> bool:
 
 
 def read_run_args(args):
-    """The keyword arguments of profile() for `run ...`, or None when Typer should read the line."""
+    """The fields of the RunRequest (gpuprof.workflows.options) for `run ...`, or None when Typer
+    should read the line."""
     if not args or args[0] != "run":
         return None
     rest = args[1:]

@@ -60,9 +60,11 @@ def try_(
     `gpuprof run --steps` does). The program's output goes to each run's folder, not the terminal.
     Changes are applied by gpuprof inside the program (no file is edited): exit status 0, or the
     program's own status if the baseline fails."""
+    from gpuprof.workflows.options import TryRequest
     from gpuprof.workflows.trying import try_changes
-    return try_changes(target=target, module=module, set_=set_, input_ceiling=input_ceiling, echo=echo,
-                       hdf5_cache=hdf5_cache, fix=fix, top=top, loader=loader, steps=steps,
-                       warmup_steps=warmup_steps, rounds=rounds, out=out, json_path=json_path, markdown=markdown,
-                       interval=interval, gpu=gpu, python=python, quiet=quiet, command_mode=command_mode,
-                       max_rounds=max_rounds, budget=budget, cold=cold, min_window=min_window)
+    return try_changes(TryRequest(target=list(target or []), module=module, set_=set_, input_ceiling=input_ceiling,
+                                  echo=echo, hdf5_cache=hdf5_cache, fix=fix, top=top, loader=loader, steps=steps,
+                                  warmup_steps=warmup_steps, rounds=rounds, out=out, json_path=json_path,
+                                  markdown=markdown, interval=interval, gpu=gpu, python=python, quiet=quiet,
+                                  command_mode=command_mode, max_rounds=max_rounds, budget=budget, cold=cold,
+                                  min_window=min_window))

@@ -8,35 +8,27 @@ from gpuprof.launch.errors import UsageProblem
 from gpuprof.launch.exit_status import JobStatus
 from gpuprof.reporting.outputs import check_all
 from gpuprof.workflows.messages import error
+from gpuprof.workflows.options import RunRequest
 
 
-def profile(target=None, module=None, out=None, json_path=None, interval=None, probes=None, gpu=None, quiet=None,
-            live=None, steps=None, warmup_steps=0, gate_config=None, junit=None, markdown=None,
-            command_mode=False, python=None, verify=False, html=None, trace=None, strict=False,
-            peak_tflops=None, price_per_gpu_hour=None) -> int:
+def profile(request: RunRequest) -> int:
     """The run itself (the demo calls it too); returns the exit status: the program's own (a
     JobStatus that remembers a deadly signal), or 2 under `strict` when it succeeded but a report
     file could not be written. An option left None takes its value from [tool.gpuprof.run] in
     pyproject.toml, else gpuprof's default."""
-    from gpuprof.workflows.run_config import settle
     from gpuprof.launch.command import from_cli
     from gpuprof.launch.session import RunOptions, RunSession
 
-    settings = settle({"out": out, "interval": interval, "probes": probes, "gpu": gpu, "live": live,
-                       "quiet": quiet, "python": python, "peak_tflops": peak_tflops,
-                       "price_per_gpu_hour": price_per_gpu_hour})
-    peak_by = "--peak-tflops" if peak_tflops is not None else "[tool.gpuprof.run] peak_tflops"
-    peak_tflops, price_per_gpu_hour = settings["peak_tflops"], settings["price_per_gpu_hour"]
-    _check_prices(peak_tflops, price_per_gpu_hour)
-    out, interval, probes, gpu = settings["out"], settings["interval"], settings["probes"], settings["gpu"]
-    live, quiet, python = settings["live"], settings["quiet"], settings["python"]
-
-    target = list(target or [])
-    command = from_cli(target, module=module, command_mode=command_mode, python=python)
-    _check_options(interval, steps, warmup_steps, gate_config, json_path, junit, markdown, html, trace)
-    show_live = (_isatty(sys.stderr) if live is None else live) and not quiet
-    options = RunOptions(out=out, interval=interval, probes=probes, gpu=gpu, live=show_live,
-                         max_steps=steps, warmup_steps=warmup_steps)
+    peak_by = "--peak-tflops" if request.peak_tflops is not None else "[tool.gpuprof.run] peak_tflops"
+    request = request.settled()
+    _check_prices(request.peak_tflops, request.price_per_gpu_hour)
+    command = from_cli(request.target, module=request.module, command_mode=request.command_mode,
+                       python=request.python)
+    _check_options(request)
+    quiet = request.quiet
+    show_live = (_isatty(sys.stderr) if request.live is None else request.live) and not quiet
+    options = RunOptions(out=request.out, interval=request.interval, probes=request.probes, gpu=request.gpu,
+                         live=show_live, max_steps=request.steps, warmup_steps=request.warmup_steps)
     session = RunSession(command, options, preload=lambda: preload_report(quiet))
     session.prepare()
     status_line = None
@@ -50,19 +42,18 @@ def profile(target=None, module=None, out=None, json_path=None, interval=None, p
     outcome = session.execute()
     if status_line is not None:
         status_line.clear()
-    efficiency_inputs.settle(session.run_dir, peak_tflops, peak_by, price_per_gpu_hour,
+    efficiency_inputs.settle(session.run_dir, request.peak_tflops, peak_by, request.price_per_gpu_hour,
                              efficiency_inputs.host_energy_between(
                                  energy_before, efficiency_inputs.host_energy_reading(), time.monotonic() - started))
     def measure(report):
         from gpuprof.workflows.verify import verify_estimates
-        return verify_estimates(session.run_dir, report, target=target, module=module, command_mode=command_mode,
-                                python=python, gpu=gpu, quiet=quiet)
+        return verify_estimates(session.run_dir, report, request)
     lost = []
-    report = finish(session, json_path, quiet, measure=measure if verify else None, lost=lost)
+    report = finish(session, request.json_path, quiet, measure=measure if request.verify else None, lost=lost)
     if report is not None:
-        write_pictures(session.run_dir, report, html=html, trace=trace, lost=lost)
-    return _final_status(session.run_dir, report, job_status(report, outcome), lost, strict,
-                         gate_config, junit, markdown)
+        write_pictures(session.run_dir, report, html=request.html, trace=request.trace, lost=lost)
+    return _final_status(session.run_dir, report, job_status(report, outcome), lost, request.strict,
+                         request.gate_config, request.junit, request.markdown)
 
 
 def _check_prices(peak_tflops, price) -> None:
@@ -91,8 +82,12 @@ def job_status(report, outcome) -> JobStatus:
     return JobStatus(code, outcome.died_of if code == outcome.exit_status else None)
 
 
-def _check_options(interval, steps, warmup_steps, gate_config, json_path, junit, markdown, html, trace) -> None:
+def _check_options(request: RunRequest) -> None:
     """Refuse bad options, output paths and gate configs before the program is launched."""
+    interval, steps, warmup_steps, gate_config = request.interval, request.steps, request.warmup_steps, \
+        request.gate_config
+    json_path, junit, markdown, html, trace = request.json_path, request.junit, request.markdown, request.html, \
+        request.trace
     if not 0.01 <= interval <= 60:
         raise UsageProblem(f"--interval must be between 0.01 and 60 seconds, not {interval}")
     if steps is not None and steps < 1:

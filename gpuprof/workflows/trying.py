@@ -5,36 +5,36 @@ import os
 import sys
 
 from gpuprof.launch.errors import UsageProblem
+from gpuprof.workflows.options import TryRequest
 
 
-def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=None, hdf5_cache=None, fix=None,
-                top=0, loader=None, steps=40, warmup_steps=5, rounds=3, out=None, json_path=None, markdown=None,
-                interval=None, gpu=None, python=None, quiet=False, command_mode=False, say=None,
-                on_record=None, max_rounds=8, budget=900.0, cold=False, min_window=2.0) -> int:
-    """The experiment, its table and files; returns the exit status. `on_record(record)` receives
-    the try record (`run --verify` keeps its input check in the run's report). Options left None
-    (out, interval, gpu, python) take their values from [tool.gpuprof.run], as `run`'s do."""
-    from gpuprof.workflows.run_config import settle
+def try_changes(request: TryRequest) -> int:
+    """The experiment, its table and files; returns the exit status. `request.on_record(record)`
+    receives the try record (`run --verify` keeps its input check in the run's report). Options left
+    None (out, interval, gpu, python) take their values from [tool.gpuprof.run], as `run`'s do."""
     from gpuprof.experiments.plan_words import rounds_words
     from gpuprof.experiments.results import summarise
     from gpuprof.experiments.runner import Experiment, Interrupted, Settings, say_to_stderr
     from gpuprof.launch.command import from_cli
     from gpuprof.reporting.outputs import check_all
 
-    settled = settle({"out": out, "interval": interval, "gpu": gpu, "python": python})
-    out, interval, gpu, python = settled["out"], settled["interval"], settled["gpu"], settled["python"]
-    target = list(target or [])
-    command = from_cli(target, module=module, command_mode=command_mode, python=python)
+    request = request.settled()
+    steps, warmup_steps, rounds, max_rounds = request.steps, request.warmup_steps, request.rounds, request.max_rounds
+    budget, min_window, top, interval = request.budget, request.min_window, request.top, request.interval
+    fix, loader, quiet, json_path, markdown = request.fix, request.loader, request.quiet, request.json_path, \
+        request.markdown
+    command = from_cli(request.target, module=request.module, command_mode=request.command_mode,
+                       python=request.python)
     _check_numbers(steps, warmup_steps, rounds, max_rounds, budget, min_window, top, interval)
     _check_fix_ids(fix)
     check_loader(loader)
-    plan = _plan(set_, input_ceiling, echo, hdf5_cache, fix, top)
+    plan = _plan(request.set_, request.input_ceiling, request.echo, request.hdf5_cache, fix, top)
     check_all((json_path, "--json"), (markdown, "--markdown"))
-    say = say or (say_to_stderr if not quiet else (lambda text: None))
+    say = request.say or (say_to_stderr if not quiet else (lambda text: None))
     experiment = Experiment(command, plan, Settings(steps=steps, warmup_steps=warmup_steps, rounds=rounds,
-                                                    interval=interval, gpu=gpu, out=out, loader=loader,
-                                                    max_rounds=max_rounds, budget_s=budget, cold=cold,
-                                                    min_window_s=min_window), say=say)
+                                                    interval=interval, gpu=request.gpu, out=request.out,
+                                                    loader=loader, max_rounds=max_rounds, budget_s=budget,
+                                                    cold=request.cold, min_window_s=min_window), say=say)
     experiment.prepare()
     say(f"runs your program several times (a baseline first, then {rounds_words(rounds, max_rounds, budget)} "
         "of the baseline and each change); "
@@ -48,8 +48,8 @@ def try_changes(target=None, module=None, set_=None, input_ceiling=False, echo=N
     record = summarise(experiment)
     _save(record, experiment.folder)
     _show_and_write(record, quiet, json_path, markdown)
-    if on_record is not None:
-        on_record(record)
+    if request.on_record is not None:
+        request.on_record(record)
     return record["exit_code"]
 
 

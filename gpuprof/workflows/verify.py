@@ -5,12 +5,13 @@ import os
 
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.workflows.messages import error
+from gpuprof.workflows.options import RunRequest, TryRequest
 
 
 VERIFY_ROUNDS, VERIFY_MAX_ROUNDS, VERIFY_BUDGET_S, VERIFY_STEPS, VERIFY_WARMUP = 2, 4, 180.0, 20, 3
 
 
-def verify_estimates(run_dir, report, target, module, command_mode, python, gpu, quiet) -> dict:
+def verify_estimates(run_dir, report, request: RunRequest) -> dict:
     """`run --verify`: the input ceiling and the top fix measured by `gpuprof try` in short windows,
     printed next to the estimates; returns the report with the measurements (the one given when
     nothing was measured). It never changes the run's exit status; what cannot be measured is said
@@ -27,11 +28,12 @@ def verify_estimates(run_dir, report, target, module, command_mode, python, gpu,
     records = []
     try:
         # --top 1 as `try` reads it: a fix ranked above it that needs a code change is named as not tried.
-        try_changes(target=target, module=module, input_ceiling=has_loader, top=1 if advice else 0,
-                    rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS, budget=VERIFY_BUDGET_S,
-                    steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
-                    out=os.path.join(run_dir, "verify"), gpu=gpu, python=python, quiet=quiet,
-                    command_mode=command_mode, on_record=records.append)
+        try_changes(TryRequest(target=request.target, module=request.module, command_mode=request.command_mode,
+                               python=request.python, gpu=request.gpu, quiet=bool(request.quiet),
+                               out=os.path.join(run_dir, "verify"), input_ceiling=has_loader,
+                               top=1 if advice else 0, rounds=VERIFY_ROUNDS, max_rounds=VERIFY_MAX_ROUNDS,
+                               budget=VERIFY_BUDGET_S, steps=VERIFY_STEPS, warmup_steps=VERIFY_WARMUP,
+                               on_record=records.append))
     except UsageProblem as exc:
         error(f"--verify: {exc}")
     return with_measurements(report, records[0], run_dir) if records else report

@@ -1,11 +1,11 @@
-"""`gpuprof run`'s command line read without Typer gives profile() exactly what the Typer command
-gives it, and leaves every line it cannot read that way to Typer."""
+"""`gpuprof run`'s command line read without Typer gives profile() exactly the request the Typer
+command gives it, and leaves every line it cannot read that way to Typer."""
 
-import inspect
+import dataclasses
 
 import pytest
 
-from gpuprof.workflows import run as profile_module
+from gpuprof.workflows.options import RunRequest
 from gpuprof.cli.run_args import FLAGS, MODULE_OPTIONS, VALUE_OPTIONS, read_run_args
 
 LINES = [
@@ -39,16 +39,14 @@ def _typer_kwargs(monkeypatch, line):
 
     register_commands()
     seen = {}
-    monkeypatch.setattr(run_command, "profile", lambda **kwargs: seen.update(kwargs) or 0)
+    monkeypatch.setattr(run_command, "profile", lambda request: seen.update(dataclasses.asdict(request)) or 0)
     app(args=line, prog_name="gpuprof", standalone_mode=False)
     return seen
 
 
-def _normal(kwargs):
-    defaults = {name: p.default for name, p in inspect.signature(profile_module.profile).parameters.items()}
-    merged = dict(defaults, **kwargs)
-    merged["target"] = list(merged["target"] or [])
-    return merged
+def _normal(fields):
+    request = RunRequest(**fields)
+    return dataclasses.asdict(dataclasses.replace(request, target=list(request.target or [])))
 
 
 @pytest.mark.parametrize("line", LINES, ids=" ".join)

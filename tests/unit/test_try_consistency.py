@@ -165,9 +165,9 @@ def test_verify_names_a_top_fix_that_needs_a_code_change(monkeypatch, tmp_path):
     advice = [{"id": "device-preprocessing", "change": None}, {"id": "pin-memory", "change": {"pin_memory": True}}]
     program = dict(report(0.1, advice=advice))
     asked = {}
-    monkeypatch.setattr(trying, "try_changes", lambda **options: asked.update(options) or 0)
-    verify_estimates(str(tmp_path), program, target=["train.py"], module=None, command_mode=False, python=None,
-                     gpu=False, quiet=True)
+    from gpuprof.workflows.options import RunRequest
+    monkeypatch.setattr(trying, "try_changes", lambda request: asked.update(top=request.top) or 0)
+    verify_estimates(str(tmp_path), program, RunRequest(target=["train.py"], gpu=False, quiet=True))
     experiment = Experiment(_Command(), Plan(variants=[variants.input_ceiling()], top=asked["top"]), Settings())
     experiment.resolve(program)
     assert "fix device-preprocessing (rank 1) needs a code change: not tried" in experiment.notes

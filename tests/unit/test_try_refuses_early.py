@@ -10,6 +10,7 @@ import pytest
 
 from gpuprof.launch.errors import UsageProblem
 from gpuprof.workflows import trying
+from gpuprof.workflows.options import TryRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -17,8 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 def refused(tmp_path, **options) -> str:
     ran = []
     with pytest.raises(UsageProblem) as caught:
-        trying.try_changes(target=[os.path.join(ROOT, "examples", "cpu_starved.py")], out=str(tmp_path / "runs"),
-                           say=ran.append, **options)
+        trying.try_changes(TryRequest(target=[os.path.join(ROOT, "examples", "cpu_starved.py")],
+                                      out=str(tmp_path / "runs"), say=ran.append, **options))
     assert ran == [] and not (tmp_path / "runs").exists(), "something ran before the refusal"
     return str(caught.value)
 
