@@ -41,6 +41,34 @@ def test_a_large_matmul_runs_at_the_rate_the_h200_measured(dtype, n, measured_tf
     assert matmul_tflops(device(), n, dtype) == pytest.approx(measured_tflops, rel=0.06)
 
 
+def shaped_matmul_tflops(dev, m, k, n, dtype):
+    """An (m, k) x (k, n) matmul's rate on `dev`, its SM fill taken into account as the face does."""
+    element = 4 if dtype in ("float32", "tf32") else 2
+    flops = 2 * m * k * n
+    seconds = dev.kernel_seconds(flops, (m * k + k * n + m * n) * element, dtype, fill=dev.matmul_fill(m * n, flops))
+    return flops / seconds / 1e12
+
+
+def test_a_small_float32_matmul_that_fills_half_the_sms_runs_at_the_rate_the_h200_measured():
+    assert shaped_matmul_tflops(device(), 1024, 1024, 1024, "float32") == pytest.approx(38.3, rel=0.06)
+
+
+@pytest.mark.parametrize("m,k,n,dtype,at_least", [(1024, 1024, 1024, "tf32", 150.5), (1024, 1024, 1024, "bfloat16", 178.0),
+                                                  (256, 512, 512, "float32", 9.7), (256, 512, 512, "bfloat16", 11.0)])
+def test_small_matmuls_the_host_bounded_run_at_least_as_fast_as_it_let_them(m, k, n, dtype, at_least):
+    dev = device()
+    rate = shaped_matmul_tflops(dev, m, k, n, dtype)
+    assert rate >= at_least
+    assert rate < matmul_tflops(dev, 8192, dtype)           # and below a large one's rate
+
+
+def test_a_matmul_with_a_small_output_and_a_long_reduction_fills_the_gpu_as_split_k_does():
+    # a GPT's weight gradient: 768 x 768 outputs over 8192 tokens
+    dev = device()
+    assert dev.matmul_fill(768 * 768, 2 * 768 * 768 * 8192) == 1.0
+    assert shaped_matmul_tflops(dev, 768, 8192, 768, "tf32") == pytest.approx(matmul_tflops(dev, 8192, "tf32"), rel=0.06)
+
+
 @pytest.mark.parametrize("dtype,measured_tflops", [("float32", 41.2), ("tf32", 103.5), ("bfloat16", 158.5)])
 def test_a_resnet_convolution_runs_far_below_the_matmul_rate_as_measured(dtype, measured_tflops):
     batch, cin, size, cout = 64, 64, 56, 64          # ImageNet ResNet stage 1, the shapes' median

@@ -18,6 +18,7 @@ Copies follow "API synchronization behavior" (CUDA Runtime API) and PyTorch's co
   is done; into pinned memory with non_blocking, queued like a pinned upload."""
 
 import collections
+import math
 import time
 
 from . import state
@@ -25,6 +26,8 @@ from . import state
 LAUNCH_QUEUE = 1024          # launches pending on one stream before a launch waits
 BLOCK = 2 << 20              # the caching allocator reserves device memory in 2 MiB blocks
 ROUND = 512                  # and rounds every allocation up to 512 bytes
+MATMUL_TILE = 128 * 128      # a matmul's output elements one SM works on at a time (matmul_fill)
+SPLIT_K = 1024               # the reduction depth one SM takes of a tile whose K is split
 
 
 class RealClock:
@@ -220,13 +223,16 @@ class Device:
     # ---- how long work takes
 
     def kernel_seconds(self, flops: float, nbytes: float, dtype: str = "float32", conv: bool = False,
-                       attention: bool = False) -> float:
+                       attention: bool = False, fill: float = 1.0) -> float:
         """The longer of its arithmetic (flops at the dtype's peak times its efficiency, a
-        convolution's own) and its memory traffic (bytes at the memory bandwidth), as a roofline
-        has it; never under min_kernel_s; slowed by a clock held below its top."""
+        convolution's own; a matmul that fills a share `fill` of the SMs below 1 lower still) and its
+        memory traffic (bytes at the memory bandwidth), as a roofline has it; never under
+        min_kernel_s; slowed by a clock held below its top."""
         spec = self.spec
         peak = spec.tflops.get(dtype) or spec.tflops.get("float32") or 1.0
         share = efficiency(spec.conv_efficiency if conv and spec.conv_efficiency else spec.efficiency, dtype)
+        if fill < 1.0:
+            share *= max(fill, 1e-6) ** spec.small_matmul_exponent
         rate = peak * 1e12 * share
         fused = dict(spec.attention_tflops or ()) if attention else {}
         if fused:
@@ -234,6 +240,18 @@ class Device:
             rate = (fused.get("float32" if dtype == "tf32" else dtype) or fused.get("float32")) * 1e12
         seconds = max(flops / rate, nbytes / spec.memory_bandwidth)
         return max(spec.min_kernel_s, seconds * self.scale) * self.time_scale
+
+    def matmul_fill(self, out_elements: int, flops: float) -> float:
+        """The share of the SMs a matmul's work fills, at most 1: its output in tiles of 128x128
+        (the tile NVIDIA's *Matrix Multiplication Background* guide describes cuBLAS's tensor-core
+        kernels working in, one tile an SM at a time), each tile's reduction over K split in chunks
+        of 1024 (cuBLAS splits a long K across SMs when the output has few tiles; the chunk is our
+        choice), over the SMs."""
+        if out_elements <= 0 or flops <= 0:
+            return 1.0
+        depth = flops / (2.0 * out_elements)
+        tiles = math.ceil(out_elements / MATMUL_TILE) * max(1, math.ceil(depth / SPLIT_K))
+        return min(1.0, tiles / self.spec.sm_count)
 
     def sm_share(self, work_items: float, per_sm: float = 2048) -> float:
         """The share of the SMs a kernel keeps active: its work items over what the SMs hold at once."""

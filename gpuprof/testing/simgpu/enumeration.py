@@ -46,6 +46,7 @@ class DeviceSpec:
     attention_tflops: object = None         # fused attention's rate by dtype (a tuple of items)
     link_bandwidth: float = 360e9           # bytes/s a collective moves through each GPU's NVLink
     collective_latency_s: float = 15e-6     # a collective's fixed cost
+    small_matmul_exponent: float = 0.0      # a matmul filling a share f < 1 of the SMs: efficiency x f**this
 
     @property
     def is_mig(self) -> bool:
@@ -70,7 +71,8 @@ def whole_gpu(gpu, nvml_index: int) -> DeviceSpec:
                       conv_efficiency=_frozen(gpu.conv_efficiency), pageable_d2h_bandwidth=gpu.pageable_d2h_bandwidth,
                       copy_latency_s=gpu.copy_latency_s, kernel_gap_s=gpu.kernel_gap_s,
                       link_bandwidth=gpu.link_bandwidth, collective_latency_s=gpu.collective_latency_s,
-                      attention_tflops=_frozen(gpu.attention_tflops))
+                      attention_tflops=_frozen(gpu.attention_tflops),
+                      small_matmul_exponent=getattr(gpu, "small_matmul_exponent", 0.0))
 
 
 def _frozen(value):

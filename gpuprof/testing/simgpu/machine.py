@@ -55,6 +55,8 @@ class Gpu:
     # share of the peak a large matmul reaches, by math mode (one number: every mode)
     efficiency: object = _measured("matmul_efficiency")
     conv_efficiency: object = _measured("conv_efficiency")     # the same for convolutions
+    # how a matmul's efficiency falls when its work fills fewer than all the SMs (device.matmul_fill)
+    small_matmul_exponent: float = _measured("small_matmul_exponent")
     # fused scaled_dot_product_attention (forward and backward) by dtype, TFLOPS: torch's default
     # kernel for each (cuDNN or flash in bf16/fp16, memory-efficient in float32)
     attention_tflops: dict = field(default_factory=lambda: dict(measured.H200["attention_tflops"],

@@ -20,6 +20,12 @@ H200 = {
     # Achieved TFLOPS over the data sheet's peak, large square matmuls (2048 to 8192): fp32 50.3-51.3,
     # TF32 342-348, bf16 671-704. Smaller ones are bound by the host's launches (1024: 38 / 150 / 178).
     "matmul_efficiency": {"float32": 0.76, "tf32": 0.70, "bfloat16": 0.70, "float16": 0.70},
+    # A matmul whose work fills fewer than all the SMs runs below that: its efficiency times the share
+    # filled (device.matmul_fill: output tiles of 128x128, a long K split in 1024s) to this power. The
+    # one small matmul the device, not the host, bounded, fp32 1024^3 (64 tiles on 132 SMs: 0.485),
+    # reached 38.3 TFLOPS, 0.75 of the large rate: 0.485^0.4 = 0.75. The host-bound ones (tf32 / bf16
+    # 1024^3 at >= 150 / 178 TFLOPS, every mode's 256x512x512 at >= 9.7) are lower bounds it keeps.
+    "small_matmul_exponent": 0.4,
     # 3x3 convolutions at ResNet shapes, forward, NCHW, cudnn.benchmark off: (128,64,32x32,64),
     # (64,64,56x56,64), (64,256,14x14,256); the medians of the three: fp32 41.2 (39.6-67.2), TF32 103.5
     # (93.8-209.5), bf16 158.5 (147.6-305.4) TFLOPS. A 3-channel stem reaches 12-15 in every mode.

@@ -238,8 +238,10 @@ class OpHandler:
             flops = self._flops(func, formula, args, kwargs, out, key)
             name = func._schema.name.split("::")[-1]
             conv = name in CONV_OPS
+            attention = "attention" in name
+            fill = 1.0 if conv or attention else device.matmul_fill(first.numel(), flops)
             seconds = device.kernel_seconds(flops, nbytes, self._compute_dtype(first, conv), conv=conv,
-                                            attention="attention" in name)
+                                            attention=attention, fill=fill)
             return seconds, device.sm_share(first.numel(), per_sm=128 * 128)
         return device.kernel_seconds(0, nbytes), device.sm_share(max(t.numel() for t in outputs))
 
