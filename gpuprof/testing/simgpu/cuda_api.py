@@ -6,6 +6,7 @@ properties, memory statistics, synchronisation and `_sleep`, each answering as P
 
 import os
 
+from . import cuda_graphs
 from .device import Event as SimEvent, EventError, elapsed_ms
 from .runtime import InvalidDevice
 
@@ -24,6 +25,16 @@ class _Api:
         self.Event = _event_class(self)
         self.device = _device_class(self)
         self.StreamContext = _stream_context_class(self)
+        self.CUDAGraph = cuda_graphs.graph_class(self)
+
+    def capturing(self) -> bool:
+        """Whether a CUDA graph is capturing the current stream (never before a device is in use:
+        optimizers ask at every step, and asking must not start CUDA on a device)."""
+        runtime = self.runtime
+        ordinal = runtime.current()
+        if ordinal not in runtime.devices:
+            return False
+        return runtime.current_stream(ordinal).capture is not None
 
     # ---- devices
 
@@ -217,7 +228,8 @@ class _Api:
             "can_device_access_peer": lambda device, peer: True,
             "get_arch_list": lambda: ["sm_80", "sm_86", "sm_90"],
             "get_sync_debug_mode": lambda: 0, "initial_seed": lambda: 0,
-            "is_current_stream_capturing": lambda: False,
+            "is_current_stream_capturing": self.capturing, "CUDAGraph": self.CUDAGraph,
+            "graph_pool_handle": lambda: (0, 0),
             "get_rng_state": lambda device="cuda": self.torch.zeros(16, dtype=self.torch.uint8),
             "get_rng_state_all": lambda: [self.torch.zeros(16, dtype=self.torch.uint8) for _ in self.runtime.specs],
         }
@@ -341,7 +353,7 @@ def _stream_class(api):
             self._sim.device.stream_synchronize(self._sim)
 
         def is_capturing(self) -> bool:
-            return False        # CUDA graphs are not simulated
+            return self._sim.capture is not None
 
         def __enter__(self):
             self._context = api.StreamContext(self)

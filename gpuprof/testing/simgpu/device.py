@@ -89,7 +89,7 @@ class NoRecorder:
 
 
 class Stream:
-    __slots__ = ("device", "stream_id", "priority", "tail", "pending")
+    __slots__ = ("device", "stream_id", "priority", "tail", "pending", "capture")
 
     def __init__(self, device, stream_id: int, priority: int = 0):
         self.device = device
@@ -97,6 +97,7 @@ class Stream:
         self.priority = priority
         self.tail = 0.0                        # when the work queued so far ends
         self.pending = collections.deque()     # end times of launches not yet finished
+        self.capture = None                    # while a CUDA graph captures it: the kernels it took
 
 
 def efficiency(value, dtype: str) -> float:
@@ -284,13 +285,23 @@ class Device:
 
     def kernel(self, stream: Stream, seconds: float, sm_active: float) -> tuple:
         """Queue a kernel; returns (start, end). The host does not wait. A kernel queued behind
-        another starts `kernel_gap_s` after it ends (the device's own gap between kernels)."""
+        another starts `kernel_gap_s` after it ends (the device's own gap between kernels). On a
+        stream a CUDA graph is capturing, the kernel is kept for the graph instead and does not run."""
+        if stream.capture is not None:
+            stream.capture.append((seconds, sm_active))
+            now = self.clock.now()
+            return now, now
         start = self._compute_start(stream)
         end = start + seconds
         self.compute_tail = end
         self._queued(stream, end)
         self.recorder.add(start, end, sm_active, state.KERNEL, 0)
         return start, end
+
+    def replay(self, stream: Stream, kernels: list) -> None:
+        """A CUDA graph's kernels queued on `stream` back to back, from one launch of the host."""
+        for seconds, sm_active in kernels:
+            self.kernel(stream, seconds, sm_active)
 
     def _compute_start(self, stream: Stream) -> float:
         """When work queued now on `stream` starts on the compute engine: now, or `kernel_gap_s` after

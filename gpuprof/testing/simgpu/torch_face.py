@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 
-from . import collectives, cuda_api, torch_autocast
+from . import collectives, cuda_api, torch_autocast, torch_compile
 from .machine import load
 from .runtime import InvalidDevice, Runtime
 from .torch_ops import OpHandler
@@ -89,6 +89,7 @@ class TorchFace:
         self._patch_accelerator()
         self._patch_tensor()
         self._patch_backward()
+        torch_compile.install(torch)
         collectives.install(torch, self)
         self.enter_modes()
         self._follow_threads()
@@ -104,6 +105,9 @@ class TorchFace:
             for module in modules:
                 if module is cuda or hasattr(module, name):
                     setattr(module, name, value)
+        if not hasattr(torch._C, "_host_emptyCache"):
+            # torch.cuda.graph empties the pinned-memory cache before a capture; the CPU build has none
+            torch._C._host_emptyCache = cuda_api.noop("_host_emptyCache")
         nvtx = getattr(cuda, "nvtx", None)
         if nvtx is not None:
             for name in ("range_push", "range_pop", "range_start", "range_end", "mark"):
