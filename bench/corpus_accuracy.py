@@ -12,9 +12,11 @@ hand and measured):
 - |log(estimate/measured)|: over every offered fix with an estimate and a truth, the median;
 - a fix measured at 2x or more that is not offered at all.
 
-    python bench/accuracy.py --corpus [--half held|calibrate|all] [--keep DIR] [NAME ...]
+    python bench/accuracy.py --corpus [--half held|calibrate|all] [--keep DIR | --from DIR] [NAME ...]
 
---keep DIR keeps each program's run folder and report (DIR/NAME.json) for a later look.
+--keep DIR keeps each program's run folder and report (DIR/NAME.json) for a later look; --from DIR
+scores run folders kept that way again, analysed by today's code (`gpuprof report`: analysis is
+pure, so advice changes need no new run).
 
 The scoring functions are pure (tests/unit/test_corpus.py)."""
 
@@ -114,6 +116,16 @@ def profile(name: str, case: dict, folder: str) -> dict:
         return json.load(handle)
 
 
+def reanalysed(name: str, folder: str) -> dict:
+    """The report of a kept run folder, analysed again by today's code."""
+    done = subprocess.run([sys.executable, "-m", "gpuprof", "report", "-f", "json", os.path.join(folder, name)],
+                          env=dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    if done.returncode != 0 or not done.stdout.strip():
+        return {"error": (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]}
+    return json.loads(done.stdout)
+
+
 def main(args: list) -> None:
     half = args[args.index("--half") + 1] if "--half" in args else "held"
     split = load_split()
@@ -123,12 +135,14 @@ def main(args: list) -> None:
     print("|---|---|---|---|---|---|---|---|")
     scores = {}
     keep = args[args.index("--keep") + 1] if "--keep" in args else None
+    kept = args[args.index("--from") + 1] if "--from" in args else None
     if keep:
         os.makedirs(keep, exist_ok=True)
-    with (contextlib.nullcontext(os.path.abspath(keep)) if keep else tempfile.TemporaryDirectory()) as folder:
+    with (contextlib.nullcontext(os.path.abspath(keep or kept)) if keep or kept
+          else tempfile.TemporaryDirectory()) as folder:
         for name in names:
             case, truth = read_json(name, "case.json"), read_json(name, "truth.json")
-            report = profile(name, case, folder)
+            report = reanalysed(name, folder) if kept else profile(name, case, folder)
             if "error" in report:
                 print(f"| {name} | {case['shape']} | {case['label']} | error: {report['error']} | | | | |")
                 continue

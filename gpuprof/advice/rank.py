@@ -14,11 +14,13 @@ where its range reaches their midpoint (never past a rewrite whose range lies mo
 a fix that leads (DataParallel -> DDP) goes first, saying why. An estimate clearly larger (beyond
 the near tie) than a prior, or than a lead over unestimated fixes, goes ahead of it; and no fix
 stays below one whose whole range lies above its own, but for a lead whose reason is about the
-others' figures (measured through it, or a bound); each fix that moved says why."""
+others' figures (measured through it, or a bound); a fix worth no gain at its figure (under 1.05x,
+or a prior of 1.0) goes after every fix that gains; each fix that moved says why."""
 
 import math
 
 from gpuprof.advice import fixes
+from gpuprof.advice.fix import MIN_GAIN
 from gpuprof.advice.model import estimate_range
 from gpuprof.advice.situation import INPUT, Situation
 from gpuprof.advice.wording import range_words
@@ -70,7 +72,18 @@ def advise(ev, verdict: dict, findings=()) -> list:
     leading = [a for a in ranked if a.get("ranked_by") and _trait(a, "leads")]
     ranked = leading + [a for a in ranked if not (a.get("ranked_by") and _trait(a, "leads"))]
     ranked = _whole_range_above_first(_clearly_larger_before_traits(ranked, bottleneck))
-    return _unestimated_ahead_say_why(ranked, bottleneck)
+    return _unestimated_ahead_say_why(_no_gain_last(ranked), bottleneck)
+
+
+def _no_gain_last(ranked: list) -> list:
+    """A fix worth less than MIN_GAIN at its figure (its midpoint, or the prior it ranks by: compile
+    on a CPU) goes after every fix worth more, whatever the tier: tiers order fixes that gain. A fix
+    with neither keeps its place."""
+    def worth(item):
+        return item.get("estimated_speedup") or item.get("prior")
+
+    gaining = [a for a in ranked if worth(a) is None or worth(a) >= MIN_GAIN or _holds_lead(a)]
+    return gaining + [a for a in ranked if a not in gaining]
 
 
 def _span(item: dict):

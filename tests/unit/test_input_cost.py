@@ -49,9 +49,13 @@ def test_input_fixes_come_after_the_compute_fixes_and_never_promise_more_than_th
     data["model"] = {"class": "Net", "where": "train.py:9", "param_dtypes": ["float32"], "autocast": False,
                      "compiled": False}
     verdict, advice = advised(data)
-    for_compute = [i for i, a in enumerate(advice) if "compute" in a["addresses"]]
+    # compute fixes that gain first; one ranked at no gain (compile's prior on a CPU) after every gain
+    worth = [a["estimated_speedup"] or a.get("prior") or 1.0 for a in advice]
+    for_compute = [i for i, a in enumerate(advice) if "compute" in a["addresses"] and worth[i] >= 1.05]
     for_input = [i for i, a in enumerate(advice) if "compute" not in a["addresses"]]
     assert for_input and (not for_compute or max(for_compute) < min(for_input))
+    gaining = [i for i, w in enumerate(worth) if w >= 1.05]
+    assert all(i > max(gaining) for i, w in enumerate(worth) if w < 1.05)
     for item in advice:
         if item["estimated_speedup"] is not None and "compute" not in item["addresses"]:
             assert item["estimate"]["high"] <= verdict["evidence"]["input_free_high"]

@@ -55,3 +55,9 @@ def test_a_fix_that_changes_training_stays_after_one_that_keeps_it_unless_its_wh
     assert ranked[0]["id"] == "rollout-inference"
     ranked = rank._whole_range_above_first([dict(keeping, ranked_by=None), item("more-envs-per-call", 1.6, 2.2)])
     assert ranked[0]["id"] == "more-envs-per-call"
+
+
+def test_a_fix_worth_no_gain_at_its_figure_goes_after_every_fix_that_gains_whatever_the_tier():
+    ranked = rank._no_gain_last([item("compile", prior=1.0), item("mixed-precision", 0.75, 1.33),
+                                 item("more-envs-per-call", 1.08, 1.67), item("ddp-buckets")])
+    assert [a["id"] for a in ranked] == ["more-envs-per-call", "ddp-buckets", "compile", "mixed-precision"]
