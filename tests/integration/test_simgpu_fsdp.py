@@ -80,3 +80,41 @@ def test_fully_sharded_training_runs_and_its_collectives_take_their_bytes_over_t
     one = gpu.collective_latency_s + traffic("allgather", ranks[0]["whole_bytes"], 2) / gpu.link_bandwidth
     # the rank whose stream got there last waits for nobody: its two collectives take their bytes' time
     assert min(rank["ms"] for rank in ranks) == pytest.approx(2 * one * 1e3, rel=0.05)
+
+
+FSDP1 = textwrap.dedent("""
+    import json, os
+    import torch
+    import torch.distributed as dist
+    import torch.nn as nn
+    from torch.distributed.fsdp import FullyShardedDataParallel
+
+    rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl")
+    inner = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256)).cuda()
+    whole = sum(p.numel() for p in inner.parameters())
+    model = FullyShardedDataParallel(inner, device_id=torch.cuda.current_device())
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(32, 256, device="cuda")
+    for _ in range(3):
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+        optimizer.zero_grad()
+    torch.cuda.synchronize()
+    print(json.dumps({"whole": whole, "shard": sum(p.numel() for p in model.parameters()),
+                      "device": str(next(model.parameters()).device)}))
+    dist.destroy_process_group()
+""")
+
+
+def test_the_older_fully_sharded_wrapper_trains_with_its_device_given_as_an_index(tmp_path):
+    folder = Machine(gpus=[Gpu(), Gpu()]).create(str(tmp_path / "machine"))
+    script = tmp_path / "fsdp1.py"
+    script.write_text(FSDP1)
+    got = plain("-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(free_port()),
+                str(script), cwd=tmp_path, env=environment(folder), timeout=240)
+    assert got.returncode == 0, got.stderr[-3000:]
+    ranks = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
+    assert sorted(rank["device"] for rank in ranks) == ["cuda:0", "cuda:1"]
+    assert all(rank["shard"] * 2 == rank["whole"] for rank in ranks)      # one flat half a rank

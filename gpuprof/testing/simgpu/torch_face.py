@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 
-from . import collectives, cuda_api, torch_autocast, torch_compile
+from . import collectives, cuda_api, fsdp_face, torch_autocast, torch_compile
 from .machine import load
 from .runtime import InvalidDevice, Runtime
 from .torch_ops import OpHandler
@@ -91,6 +91,7 @@ class TorchFace:
         self._patch_backward()
         torch_compile.install(torch)
         collectives.install(torch, self)
+        fsdp_face.install(torch)
         self.enter_modes()
         self._follow_threads()
         os.register_at_fork(after_in_child=self.runtime.after_fork_in_child)
