@@ -5,16 +5,6 @@ import pytest
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
 PROGRAMS = os.path.join(TESTS, "programs")
-FAKE_NVML_DIR = os.path.join(TESTS, "fakes", "nvml")
-
-
-def load_fake_nvml():
-    """The fake pynvml module, loaded under another name so the real one is never shadowed."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("fake_pynvml", os.path.join(FAKE_NVML_DIR, "pynvml.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class FakeClock:
@@ -28,6 +18,9 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += seconds
+
+    def sleep(self, seconds: float) -> None:
+        """A wait that takes no time on this clock (the simulated NVML's PCIe read blocks on it)."""
 
 
 @pytest.fixture

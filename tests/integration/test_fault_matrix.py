@@ -6,11 +6,14 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
-from tests.conftest import FAKE_NVML_DIR, PROGRAMS
+from gpuprof.testing.simgpu import Gpu, Machine, environment
+from tests.conftest import PROGRAMS
 from tests.integration.helpers import env_with_source, gpuprof, load_json, plain, plain_beside_gpuprof
+from tests.simulated_nvml import keep_busy
 
 EXITS = os.path.join(PROGRAMS, "exits.py")
 
@@ -46,28 +49,41 @@ def test_memory_error_under_rlimit_as_gives_status_1_and_a_report(tmp_path):
     assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
 
 
-@pytest.mark.parametrize("mode, words", [("missing", "not importable"), ("init_fail", "version mismatch"),
-                                         ("midrun_fail", "GPU is lost")])
-def test_nvml_trouble_leaves_the_job_alone_and_says_why(tmp_path, mode, words):
-    env = env_with_source({"FAKE_NVML_MODE": mode, "FAKE_NVML_FAIL_AFTER": "3"})
-    env["PYTHONPATH"] = FAKE_NVML_DIR + os.pathsep + env["PYTHONPATH"]
+#: How long busy.py runs on a simulated machine: the shim's start-up in the job delays the samplers
+#: by about a second, and a GPU lost after three reads needs a fourth.
+SIMULATED_BUSY_S = "3.0"
+
+
+def on_simulated(machine, folder) -> dict:
+    """The test environment with `machine` (written into `folder`) behind `pynvml`."""
+    return environment(machine.create(str(folder)), env_with_source())
+
+
+@pytest.mark.parametrize("machine, words", [(Machine(nvml="missing"), "not importable"),
+                                            (Machine(nvml="init_fails"), "version mismatch"),
+                                            (Machine(gpus=[Gpu(fail_after_reads=3)]), "GPU is lost")],
+                         ids=["missing", "init_fails", "lost_mid_run"])
+def test_nvml_trouble_leaves_the_job_alone_and_says_why(tmp_path, machine, words):
+    env = on_simulated(machine, tmp_path / "machine")
     script = os.path.join(PROGRAMS, "busy.py")
-    got = gpuprof("run", "--json", str(tmp_path / "r.json"), script, "1.0", cwd=tmp_path, env=env)
+    got = gpuprof("run", "--json", str(tmp_path / "r.json"), script, SIMULATED_BUSY_S, cwd=tmp_path, env=env)
     assert got.returncode == 0 and got.stdout == "busy done\n"
     report = load_json(tmp_path / "r.json")
     assert words in report["system"]["gpu_status"]["reason"]
-    if mode == "midrun_fail":
+    if machine.gpus[0].fail_after_reads >= 0:
         assert report["system"]["gpus"][0]["samples"] == 3
 
 
-def test_a_working_fake_gpu_is_sampled_end_to_end(tmp_path):
-    env = env_with_source({"FAKE_NVML_MODE": "ok"})
-    env["PYTHONPATH"] = FAKE_NVML_DIR + os.pathsep + env["PYTHONPATH"]
-    got = gpuprof("run", "--json", str(tmp_path / "r.json"), os.path.join(PROGRAMS, "busy.py"), "1.0",
+def test_a_working_simulated_gpu_is_sampled_end_to_end(tmp_path):
+    env = on_simulated(Machine(gpus=[Gpu(name="Test GPU")]), tmp_path / "machine")
+    # Another process keeps the GPU's kernels running half the time for the next two minutes.
+    now = time.monotonic()
+    keep_busy(env["GPUPROF_SIMGPU"], 0, now - 1.0, now + 120.0, 0.5, period=0.1)
+    got = gpuprof("run", "--json", str(tmp_path / "r.json"), os.path.join(PROGRAMS, "busy.py"), SIMULATED_BUSY_S,
                   cwd=tmp_path, env=env)
     gpu = load_json(tmp_path / "r.json")["system"]["gpus"][0]
-    assert got.returncode == 0 and gpu["name"] == "Fake GPU" and gpu["util_gpu"] == pytest.approx(0.5)
-    assert "Fake GPU" in got.stderr
+    assert got.returncode == 0 and gpu["name"] == "Test GPU" and gpu["util_gpu"] == pytest.approx(0.5)
+    assert "Test GPU" in got.stderr
 
 
 def test_ten_concurrent_runs_into_one_folder_stay_apart(tmp_path):

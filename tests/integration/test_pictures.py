@@ -1,5 +1,5 @@
 """Pictures of real runs: `run --html/--trace` and `report --format html|trace` on a program with two
-DataLoader workers (a fake NVML stands in for the GPU), and a 10^6-step synthetic run whose trace
+DataLoader workers (the simulated GPU's NVML stands in for a GPU), and a 10^6-step synthetic run whose trace
 stays bounded."""
 
 import importlib.util
@@ -9,7 +9,8 @@ import os
 import pytest
 
 from tests import trace_format
-from tests.conftest import FAKE_NVML_DIR, PROGRAMS, ROOT
+from gpuprof.testing.simgpu import Gpu, Machine, environment
+from tests.conftest import PROGRAMS, ROOT
 from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
 
 
@@ -17,8 +18,7 @@ from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
 def two_worker_run(tmp_path_factory):
     """One run of tests/programs/two_workers.py with --html and --trace, and the program's own output."""
     folder = tmp_path_factory.mktemp("pictures")
-    env = env_with_source({"FAKE_NVML_MODE": "ok"})
-    env["PYTHONPATH"] = FAKE_NVML_DIR + os.pathsep + env["PYTHONPATH"]
+    env = environment(Machine(gpus=[Gpu(name="Test GPU")]).create(str(folder / "machine")), env_with_source())
     script = os.path.join(PROGRAMS, "two_workers.py")
     got = gpuprof("run", "-q", "--out", str(folder / "run"), "--html", str(folder / "run.html"),
                   "--trace", str(folder / "trace.json"), script, cwd=str(folder), env=env, timeout=300)
@@ -69,7 +69,7 @@ def test_html_of_the_run_has_the_verdict_and_its_plots(two_worker_run):
     assert page.startswith("<!DOCTYPE html>")
     assert report["verdict"]["bottleneck"] in page
     assert page.count('<svg class="plot"') >= 6
-    assert "<h3>GPU 0 (Fake GPU)</h3>" in page
+    assert "<h3>GPU 0 (Test GPU)</h3>" in page
 
 
 def test_report_writes_the_same_pictures_from_the_saved_run(two_worker_run):

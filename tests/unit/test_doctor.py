@@ -5,7 +5,6 @@ scenario runner's comparison of a report with what a scenario expects."""
 import io
 import json
 import os
-from types import SimpleNamespace
 
 import pytest
 
@@ -17,6 +16,7 @@ from gpuprof.launch.errors import UsageProblem
 from gpuprof.testing.scenarios import Expect, Scenario
 from gpuprof.testing.simgpu import SHIM
 from gpuprof.testing.simgpu.machine import Gpu, Machine, MigInstance
+from tests.simulated_nvml import hold_memory, open_machine
 
 H100 = "GPU-11111111-aaaa-bbbb-cccc-000000000000"
 A100 = "GPU-22222222-aaaa-bbbb-cccc-000000000000"
@@ -24,78 +24,27 @@ MIG1 = "MIG-33333333-aaaa-bbbb-cccc-000000000000"
 MIG2 = "MIG-44444444-aaaa-bbbb-cccc-000000000000"
 
 
-class NotFound(Exception):
-    pass
+def nvml_of(tmp_path, pids=(), nvml="present"):
+    """pynvml over a simulated machine of two GPUs: an H100 with GPM, and an A100 in MIG mode with two
+    MIG devices in slots 0 and 2 (slot 1 empty). `pids` (live processes) hold memory on the H100.
+    Names and the driver version come as bytes, as nvidia-ml-py before 11.515 gave them."""
+    machine = Machine(nvml=nvml, gpus=[
+        Gpu(name="NVIDIA H100 80GB HBM3", uuid=H100),
+        Gpu(name="NVIDIA A100-SXM4-80GB", uuid=A100, gpm=False, compute_capability=(8, 0), mig=[
+            MigInstance(profile="1g.10gb", uuid=MIG1, gpu_instance_id=1, memory_bytes=10 << 30, slot=0),
+            MigInstance(profile="3g.40gb", uuid=MIG2, gpu_instance_id=5, memory_bytes=40 << 30, slot=2)])])
+    module, folder = open_machine(tmp_path / "machine", machine)
+    for pid in pids:
+        hold_memory(folder, 0, pid, 1 << 30)
+    for name in ("nvmlSystemGetDriverVersion", "nvmlDeviceGetName"):
+        answer = getattr(module, name)
+        setattr(module, name, lambda *args, answer=answer: answer(*args).encode())
+    return module
 
 
-class FakeNvml:
-    """pynvml's names over two GPUs: an H100 with GPM, and an A100 in MIG mode with two MIG devices
-    in slots 0 and 2 (slot 1 empty). `pids` is what nvmlDeviceGetComputeRunningProcesses lists."""
-
-    def __init__(self, pids=(), init_error=None):
-        self.pids = list(pids)
-        self.init_error = init_error
-        self.gpus = [{"name": b"NVIDIA H100 80GB HBM3", "uuid": H100, "mem": 80 << 30, "mig": None, "gpm": 1},
-                     {"name": "NVIDIA A100-SXM4-80GB", "uuid": A100, "mem": 80 << 30, "gpm": 0,
-                      "mig": {0: (MIG1, 1, 10 << 30), 2: (MIG2, 5, 40 << 30)}}]
-        self.open = 0
-
-    def nvmlInit(self):
-        if self.init_error:
-            raise self.init_error
-        self.open += 1
-
-    def nvmlShutdown(self):
-        self.open -= 1
-
-    def nvmlSystemGetDriverVersion(self):
-        return b"550.54.15"
-
-    def nvmlSystemGetCudaDriverVersion(self):
-        return 12040
-
-    def nvmlDeviceGetCount(self):
-        return len(self.gpus)
-
-    def nvmlDeviceGetHandleByIndex(self, i):
-        return ("gpu", i)
-
-    def _gpu(self, handle):
-        return self.gpus[handle[1]]
-
-    def nvmlDeviceGetName(self, handle):
-        return self._gpu(handle)["name"]
-
-    def nvmlDeviceGetUUID(self, handle):
-        if handle[0] == "mig":
-            return self._gpu(handle)["mig"][handle[2]][0]
-        return self._gpu(handle)["uuid"]
-
-    def nvmlDeviceGetMemoryInfo(self, handle):
-        total = self._gpu(handle)["mig"][handle[2]][2] if handle[0] == "mig" else self._gpu(handle)["mem"]
-        return SimpleNamespace(total=total, used=0, free=total)
-
-    def nvmlDeviceGetMigMode(self, handle):
-        if self._gpu(handle)["mig"] is None:
-            raise NotFound("Not Supported")
-        return [1, 1]
-
-    def nvmlDeviceGetMaxMigDeviceCount(self, handle):
-        return 7
-
-    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle, slot):
-        if slot not in self._gpu(handle)["mig"]:
-            raise NotFound("Not Found")
-        return ("mig", handle[1], slot)
-
-    def nvmlDeviceGetGpuInstanceId(self, handle):
-        return self._gpu(handle)["mig"][handle[2]][1]
-
-    def nvmlGpmQueryDeviceSupport(self, handle):
-        return SimpleNamespace(isSupportedDevice=self._gpu(handle)["gpm"])
-
-    def nvmlDeviceGetComputeRunningProcesses(self, handle):
-        return [SimpleNamespace(pid=p, usedGpuMemory=None) for p in self.pids] if handle == ("gpu", 0) else []
+def assert_shut_down(nvml):
+    with pytest.raises(nvml.NVMLError_Uninitialized):
+        nvml.nvmlDeviceGetCount()
 
 
 def text_of(facts: dict) -> str:
@@ -114,32 +63,28 @@ def base_facts(**changes) -> dict:
 
 
 # -- NVML ------------------------------------------------------------------------------------------
-def test_no_nvml_library_says_cpu_training_and_is_not_an_error():
+def test_no_nvml_library_says_cpu_training_and_is_not_an_error(tmp_path):
     def missing():
         return None, "nvidia-ml-py is not importable (ImportError: no pynvml)"
     text = text_of(base_facts(nvml=read_nvml(load=missing)))
     assert "x nvidia-ml-py is not importable (ImportError: no pynvml): gpuprof cannot read any GPU" in text
 
-    class LibraryNotFound(Exception):
-        pass
-    facts = read_nvml(FakeNvml(init_error=LibraryNotFound("NVML Shared Library Not Found")))
+    facts = read_nvml(nvml_of(tmp_path, nvml="no_driver"))       # nvidia-ml-py without libnvidia-ml
     text = text_of(base_facts(nvml=facts))
     assert "- no NVIDIA driver or GPU here: gpuprof will profile CPU training" in text
     assert "GPUs NVML sees" not in text
     assert not [line for line in text.splitlines() if line.startswith("  x ")]      # a normal state, nothing broken
 
 
-def test_a_driver_mismatch_is_broken_not_absent():
-    class DriverMismatch(Exception):
-        pass
-    text = text_of(base_facts(nvml=read_nvml(FakeNvml(init_error=DriverMismatch("Driver/library version mismatch")))))
-    assert "x nvmlInit failed (DriverMismatch: Driver/library version mismatch)" in text
+def test_a_driver_mismatch_is_broken_not_absent(tmp_path):
+    text = text_of(base_facts(nvml=read_nvml(nvml_of(tmp_path, nvml="init_fails"))))
+    assert "x nvmlInit failed (NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.)" in text
 
 
-def test_two_gpus_one_in_mig_mode_with_gpm_on_the_other():
-    nvml = FakeNvml()
+def test_two_gpus_one_in_mig_mode_with_gpm_on_the_other(tmp_path):
+    nvml = nvml_of(tmp_path)
     facts = read_nvml(nvml)
-    assert nvml.open == 0                              # shut down again
+    assert_shut_down(nvml)
     assert facts["driver"] == "550.54.15" and facts["cuda_driver"] == "12.4"
     h100, a100 = facts["gpus"]
     assert (h100["mig"], h100["gpm"], h100["name"]) == (False, True, "NVIDIA H100 80GB HBM3")
@@ -157,8 +102,8 @@ def test_two_gpus_one_in_mig_mode_with_gpm_on_the_other():
     assert "CUDA may number them unlike nvidia-smi" in text        # unlike GPUs under FASTEST_FIRST
 
 
-def test_torch_with_cuda_numbers_the_gpus_and_its_bare_uuids_are_matched_to_nvml():
-    facts = read_nvml(FakeNvml())
+def test_torch_with_cuda_numbers_the_gpus_and_its_bare_uuids_are_matched_to_nvml(tmp_path):
+    facts = read_nvml(nvml_of(tmp_path))
     torch = {"python": "/venv/bin/python", "version": "2.5.1", "cuda": "12.4", "available": True, "count": 1,
              "devices": [{"cuda_index": 0, "name": "NVIDIA A100 MIG 1g.10gb", "uuid": MIG1[4:]}], "pid": 7}
     text = text_of(base_facts(nvml=facts, torch=[torch], visible=MIG1))
@@ -167,8 +112,8 @@ def test_torch_with_cuda_numbers_the_gpus_and_its_bare_uuids_are_matched_to_nvml
     assert "+ torch 2.5.1 in /venv/bin/python (the python `gpuprof run` starts): CUDA build 12.4, CUDA available" in text
 
 
-def test_a_cpu_torch_beside_nvml_gpus_is_flagged_and_a_missing_torch_points_at_one_that_works():
-    facts = read_nvml(FakeNvml())
+def test_a_cpu_torch_beside_nvml_gpus_is_flagged_and_a_missing_torch_points_at_one_that_works(tmp_path):
+    facts = read_nvml(nvml_of(tmp_path))
     answers = [{"python": "/usr/bin/python3", "error": "ModuleNotFoundError: No module named 'torch'"},
                {"python": "/venv/bin/python", "version": "2.13.0+cpu", "cuda": None, "available": False, "count": 0}]
     text = text_of(base_facts(nvml=facts, torch=answers))
@@ -270,10 +215,10 @@ def test_a_pid_new_since_before_the_context_is_its_host_number_at_once():
     assert len(reads) > 1
 
 
-def test_pid_check_needs_a_cuda_process_and_says_what_gpuprof_does():
+def test_pid_check_needs_a_cuda_process_and_says_what_gpuprof_does(tmp_path):
     check = check_pids({"pid": 5, "python": "/venv/bin/python"}, read=lambda: pytest.fail("NVML read"))
     assert check == {"state": "unchecked", "pid": 5, "why": "torch has no CUDA in /venv/bin/python"}
-    facts = read_nvml(FakeNvml())
+    facts = read_nvml(nvml_of(tmp_path))
     text = text_of(base_facts(nvml=facts, pid_check={"state": "host", "pid": 4321}, container=["/.dockerenv exists"]))
     assert "- NVML's process list: host PIDs" in text
     assert "gpuprof finds the job's GPUs by UUID from inside the job" in text
@@ -281,10 +226,13 @@ def test_pid_check_needs_a_cuda_process_and_says_what_gpuprof_does():
     assert "not checked (it needs a CUDA process" in text_of(base_facts(nvml=facts, pid_check=check))
 
 
-def test_running_pids_from_every_gpu_and_mig_device():
-    listed = running_pids(FakeNvml(pids=[11, 12]))
-    assert listed == {H100: [11, 12], A100: [], MIG1: [], MIG2: []}
-    assert running_pids(FakeNvml(init_error=RuntimeError("no driver"))) is None
+def test_running_pids_from_every_gpu_and_mig_device(tmp_path):
+    pids = sorted({os.getpid(), os.getppid()})
+    nvml = nvml_of(tmp_path / "two", pids=pids)
+    listed = running_pids(nvml)
+    assert listed == {H100: pids, A100: [], MIG1: [], MIG2: []}
+    assert_shut_down(nvml)
+    assert running_pids(nvml_of(tmp_path / "broken", nvml="init_fails")) is None
 
 
 # -- py-spy and limits -----------------------------------------------------------------------------
@@ -440,7 +388,7 @@ def test_a_simulated_run_has_the_shim_then_gpuprof_first_and_its_placeholders_re
 
 
 def test_verify_names_the_gpus_at_hand_and_runs_without_the_shim(tmp_path):
-    machine = machine_at_hand(read_nvml(FakeNvml()))
+    machine = machine_at_hand(read_nvml(nvml_of(tmp_path / "here")))
     assert [g.uuid for g in machine.gpus] == [H100, A100]
     assert [m.uuid for m in machine.gpus[1].mig] == [MIG1, MIG2]
     runner = Runner(str(tmp_path), "/venv/bin/python", machine=machine, env={})

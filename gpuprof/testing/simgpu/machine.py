@@ -26,6 +26,7 @@ class MigInstance:
     memory_bytes: int = 10 * GIB
     gpu_instance_id: int = 0
     uuid: str = ""
+    slot: int = -1          # its MIG device index on the GPU (-1: the next one); a slot may stay empty
 
 
 def _measured(key):
@@ -49,6 +50,7 @@ class Gpu:
     idle_sm_clock_mhz: int = 345
     busy_sm_clock_mhz: int = 0             # 0: the top clock; lower with `clock_reasons` set while busy
     busy_clock_reasons: int = 0            # nvmlClocksEventReasons bits held while busy (0x4 sw power cap)
+    idle_clock_reasons: int = 0            # bits reported beside GpuIdle once idle (0x4: a power cap set low)
     idle_after_s: float = 0.25             # the clocks drop to idle once no kernel ran for this long
     tflops: dict = field(default_factory=lambda: {"float32": 67.0, "tf32": 494.0, "bfloat16": 989.0,
                                                   "float16": 989.0, "int8": 1979.0})
@@ -74,7 +76,13 @@ class Gpu:
     context_bytes: int = _measured("context_bytes")         # a process's CUDA context and libraries
     mig: list = field(default_factory=list)   # [MigInstance]: non-empty puts the GPU in MIG mode
     gpm: bool = True                       # GPU Performance Monitoring (Hopper and later)
-    fail_after_reads: int = -1             # NVML calls on this GPU fail (GPU lost) after so many reads
+    # GPM SM occupancy is SM activity times this: the share of an active SM's warp slots its kernels
+    # fill (the records hold no warp counts; 1.0 is the upper bound)
+    active_sm_occupancy: float = 1.0
+    # NVML queries this board answers NotSupported (a GeForce or older board: "nvmlDeviceGetPcieThroughput",
+    # "nvmlDeviceGetComputeRunningProcesses", "nvmlDeviceGetTotalEnergyConsumption", ...)
+    unsupported: list = field(default_factory=list)
+    fail_after_reads: int = -1             # NVML answers so many utilisation reads, then the GPU is lost
     pcie_generation: int = 5               # 3 or 4: copy bandwidths left at their defaults follow the link
     # Collectives among GPUs (simulated NCCL, collectives.py): the bus bandwidth an all-reduce reaches
     # through each GPU's NVLink, an assumption: 80% of NVLink 4's 450 GB/s each way (the H100 SXM data
@@ -109,10 +117,13 @@ def h200(**overrides) -> Gpu:
 @dataclass
 class Machine:
     gpus: list = field(default_factory=lambda: [Gpu()])
-    nvml: str = "present"                  # present | missing (no library) | init_fails (driver mismatch)
+    # present | missing (nvidia-ml-py not installed) | no_driver (no libnvidia-ml: nvmlInit finds no
+    # library) | init_fails (driver/library version mismatch)
+    nvml: str = "present"
     pid_mode: str = "same"                 # same | host (NVML lists host PIDs) | none (no process list)
     mps: bool = False                      # processes reach the GPU through an MPS server
     used_memory_known: bool = True         # False: usedGpuMemory is None (NVML_VALUE_NOT_AVAILABLE)
+    unknown_memory_pids: list = field(default_factory=list)   # processes whose usedGpuMemory alone is None
     driver_version: str = "550.54.15"
     cuda_driver_version: int = 12040
     util_sample_period_s: float = _measured("util_sample_period_s")   # NVML utilisation's past period

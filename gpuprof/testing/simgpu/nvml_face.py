@@ -63,6 +63,7 @@ class NvmlFace(GpmQueries):
         self._lock = threading.Lock()
         self._sessions = 0
         self._reads = [0] * len(self.machine.gpus)
+        self._lost = set()          # indices of GPUs that fell off the bus
         self._samples = {}          # GPM sample address -> (its buffer, (time, gpu index, instance) or None)
         self._logs = {}             # activity folder -> ActivityLog
         self._settled = {}          # handle address -> (time, busy seconds up to it) for energy
@@ -70,12 +71,28 @@ class NvmlFace(GpmQueries):
         self._gpus, self._migs = [], []
         for index, gpu in enumerate(self.machine.gpus):
             self._gpus.append(self._add(_Target(index, gpu)))
-            self._migs.append([self._add(_Target(index, gpu, inst)) for inst in gpu.mig])
+            self._migs.append(_slots(self._add(_Target(index, gpu, inst)) for inst in gpu.mig))
         self.origin = self._origin()
 
     def entry_points(self) -> dict:
-        """{NVML function name: bound method} for every function the face answers."""
-        return {name: getattr(self, name) for name in dir(type(self)) if name.startswith("nvml")}
+        """{NVML function name: bound method} for every function the face answers; a query some GPU
+        lists in its `unsupported` answers NotSupported on that GPU's handles."""
+        refused = {name for gpu in self.machine.gpus for name in gpu.unsupported}
+        points = {}
+        for name in dir(type(self)):
+            if name.startswith("nvml"):
+                method = getattr(self, name)
+                base = re.sub(r"_v\d+$", "", name)
+                points[name] = self._unless_unsupported(base, method) if base in refused else method
+        return points
+
+    def _unless_unsupported(self, name, method):
+        def call(device, *args, **kwargs):
+            if name in self._target(device).gpu.unsupported:
+                self._fail("NOT_SUPPORTED")
+            return method(device, *args, **kwargs)
+        call.__name__ = method.__name__
+        return call
 
     def refusal(self, name: str):
         """A stand-in for NVML function `name`, which would change the device."""
@@ -103,6 +120,8 @@ class NvmlFace(GpmQueries):
     def nvmlInitWithFlags(self, flags=0):
         if self.machine.nvml == "init_fails":
             self._fail("LIB_RM_VERSION_MISMATCH")
+        if self.machine.nvml == "no_driver":
+            self._fail("LIBRARY_NOT_FOUND")
         with self._lock:
             self._sessions += 1
 
@@ -236,7 +255,7 @@ class NvmlFace(GpmQueries):
     def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
         target = self._board(handle)
         if not self._clocked_up(target):
-            return self.real.nvmlClocksEventReasonGpuIdle
+            return self.real.nvmlClocksEventReasonGpuIdle | int(target.gpu.idle_clock_reasons)
         return int(target.gpu.busy_clock_reasons)
 
     nvmlDeviceGetCurrentClocksThrottleReasons = nvmlDeviceGetCurrentClocksEventReasons
@@ -247,6 +266,10 @@ class NvmlFace(GpmQueries):
         target = self._target(handle)
         with self._lock:
             self._reads[target.index] += 1
+            fail_after = target.gpu.fail_after_reads
+            if 0 <= fail_after < self._reads[target.index]:
+                self._lost.add(target.index)
+        self._live(target)
         if target.gpu.mig:
             self._fail("NOT_SUPPORTED")
         now = self.clock()
@@ -339,10 +362,10 @@ class NvmlFace(GpmQueries):
         target = self._parent(device)
         if not target.gpu.mig or not isinstance(index, int) or not 0 <= index < MIG_SLOTS:
             self._fail("INVALID_ARGUMENT")
-        instances = self._migs[target.index]
-        if index >= len(instances):
+        instance = self._migs[target.index].get(index)
+        if instance is None:
             self._fail("NOT_FOUND")
-        return self._handle(instances[index])
+        return self._handle(instance)
 
     def nvmlDeviceIsMigDeviceHandle(self, device):
         return ctypes.c_uint(1 if self._target(device).mig else 0)
@@ -381,8 +404,7 @@ class NvmlFace(GpmQueries):
         return ctypes.cast(ctypes.c_void_p(target.address), self.real.c_nvmlDevice_t)
 
     def _live(self, target):
-        fail_after = target.gpu.fail_after_reads
-        if fail_after >= 0 and self._reads[target.index] >= fail_after:
+        if target.index in self._lost:
             self._fail("GPU_IS_LOST")
         return target
 
@@ -474,13 +496,17 @@ class NvmlFace(GpmQueries):
     def _process(self, pid, used, gpu_instance, compute_instance):
         """One entry as the real binding returns it (a friendly object from c_nvmlProcessInfo_t)."""
         real = self.real
-        known = used is not None and self.machine.used_memory_known
+        known = used is not None and self.machine.used_memory_known and pid not in self._unknown_memory_pids()
         info = real.c_nvmlProcessInfo_t(pid, used if known else real.NVML_VALUE_NOT_AVAILABLE_ulonglong.value,
                                         gpu_instance, compute_instance)
         entry = real.nvmlStructToFriendlyObject(info)
         if entry.usedGpuMemory == real.NVML_VALUE_NOT_AVAILABLE_ulonglong.value:
             entry.usedGpuMemory = None
         return entry
+
+    def _unknown_memory_pids(self):
+        """The PIDs (as NVML lists them) whose memory NVML does not know."""
+        return {self._visible_pid(pid) for pid in self.machine.unknown_memory_pids}
 
     def _clock_of(self, type, sm_mhz):
         real = self.real
@@ -531,6 +557,17 @@ def simulated_pynvml(folder: str, clock=time.monotonic, sleep=time.sleep) -> typ
     module = types.ModuleType("pynvml", "nvidia-ml-py's interface over a simulated machine")
     install(vars(module), folder, clock=clock, sleep=sleep)
     return module
+
+
+def _slots(targets) -> dict:
+    """{MIG device index: target}: an instance's own `slot`, else the next index not taken."""
+    out = {}
+    for target in targets:
+        slot = target.mig.slot
+        if slot is None or slot < 0:
+            slot = next(i for i in range(MIG_SLOTS) if i not in out)
+        out[slot] = target
+    return out
 
 
 def _text(value) -> str:

@@ -81,17 +81,19 @@ class GpmQueries:
 
     def _metric_values(self, target, lo, hi):
         """Percent of [lo, hi): any kernel running (graphics activity), and the SMs kept active
-        (SM utilisation; the records hold no warp or instruction mix, so occupancy and tensor
-        activity are given the same SM-active figure, an upper bound of both)."""
+        (SM utilisation). The records hold no warp or instruction mix: occupancy is the SM-active
+        figure times the GPU's `active_sm_occupancy`, tensor activity the SM-active figure (an upper
+        bound)."""
         kernels = self._kernels(target, since=lo)
         active = min(100.0, 100.0 * busy.union_time(kernels, lo, hi) / (hi - lo))
         sm = min(100.0, 100.0 * busy.weighted_time(kernels, lo, hi) / (hi - lo))
-        return {"GRAPHICS_UTIL": active, "SM_UTIL": sm, "SM_OCCUPANCY": sm, "ANY_TENSOR_UTIL": sm}
+        occupancy = sm * min(1.0, max(0.0, float(target.gpu.active_sm_occupancy)))
+        return {"GRAPHICS_UTIL": active, "SM_UTIL": sm, "SM_OCCUPANCY": occupancy, "ANY_TENSOR_UTIL": sm}
 
     def _sampled(self, index, instance):
         if instance is None:
             return self._gpus[index]
-        return next(t for t in self._migs[index] if t.mig.gpu_instance_id == instance)
+        return next(t for t in self._migs[index].values() if t.mig.gpu_instance_id == instance)
 
     def _take(self, target, instance, sample):
         if not target.gpu.gpm:
