@@ -63,16 +63,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_fully_sharded_training_runs_and_its_collectives_take_their_bytes_over_the_link(tmp_path):
-    machine = Machine(gpus=[Gpu(), Gpu()], time_scale=1.0)
+def two_ranks(tmp_path, machine, program: str) -> list:
+    """What each of two torchrun ranks of `program` printed as JSON, on `machine`."""
     folder = machine.create(str(tmp_path / "machine"))
-    script = tmp_path / "fsdp.py"
-    script.write_text(FSDP)
+    script = tmp_path / "ranks.py"
+    script.write_text(program)
     got = plain("-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(free_port()),
                 str(script), cwd=tmp_path, env=environment(folder), timeout=240)
     assert got.returncode == 0, got.stderr[-3000:]
     ranks = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
     assert len(ranks) == 2
+    return ranks
+
+
+def test_fully_sharded_training_runs_and_its_collectives_take_their_bytes_over_the_link(tmp_path):
+    machine = Machine(gpus=[Gpu(), Gpu()], time_scale=1.0)
+    ranks = two_ranks(tmp_path, machine, FSDP)
     for rank in ranks:
         assert rank["sharded"] and rank["state_sharded"] and rank["grads_cleared"]
         assert rank["local_rows"] == 128                        # half of each layer's rows a rank
@@ -109,12 +115,6 @@ FSDP1 = textwrap.dedent("""
 
 
 def test_the_older_fully_sharded_wrapper_trains_with_its_device_given_as_an_index(tmp_path):
-    folder = Machine(gpus=[Gpu(), Gpu()]).create(str(tmp_path / "machine"))
-    script = tmp_path / "fsdp1.py"
-    script.write_text(FSDP1)
-    got = plain("-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(free_port()),
-                str(script), cwd=tmp_path, env=environment(folder), timeout=240)
-    assert got.returncode == 0, got.stderr[-3000:]
-    ranks = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
+    ranks = two_ranks(tmp_path, Machine(gpus=[Gpu(), Gpu()]), FSDP1)
     assert sorted(rank["device"] for rank in ranks) == ["cuda:0", "cuda:1"]
     assert all(rank["shard"] * 2 == rank["whole"] for rank in ranks)      # one flat half a rank
