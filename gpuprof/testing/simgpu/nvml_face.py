@@ -560,14 +560,13 @@ def simulated_pynvml(folder: str, clock=time.monotonic, sleep=time.sleep) -> typ
 
 
 def _slots(targets) -> dict:
-    """{MIG device index: target}: an instance's own `slot`, else the next index not taken."""
-    out = {}
+    """{MIG device index: target}: each instance in its own `slot`, the others in the free ones in order."""
+    targets = list(targets)
+    out = {t.mig.slot: t for t in targets if t.mig.slot is not None and t.mig.slot >= 0}
     for target in targets:
-        slot = target.mig.slot
-        if slot is None or slot < 0:
-            slot = next(i for i in range(MIG_SLOTS) if i not in out)
-        out[slot] = target
-    return out
+        if target.mig.slot is None or target.mig.slot < 0:
+            out[next(i for i in range(MIG_SLOTS) if i not in out)] = target
+    return dict(sorted(out.items()))
 
 
 def _text(value) -> str:
