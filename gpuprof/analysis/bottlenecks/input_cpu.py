@@ -26,7 +26,7 @@ QUEUED = 0.2            # workers waiting for a core at least this share of thei
 INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job's CPU
 #: A contended input's cost from which it is the verdict (not a side note): lower than a visible
 #: wait's INPUT_BOUND, since compute here is slowed by the input, not free of it (prior
-#: input.cpu.contended-bound, with the one program it was set on).
+#: input.cpu.contended-bound, with the program it was set on and the second that agrees).
 CONTENDED_BOUND = CONTENDED_VERDICT_FROM.value
 
 
