@@ -63,8 +63,8 @@ def _reset_in_child() -> None:
 
 def _on_model(model, optimizer) -> None:
     """The second optimizer step is over and the model known: count the next step."""
-    if _state["done"]:
-        return
+    if _state["done"] or optimizer is None:
+        return              # no optimizer, no step end to count to
     _state["done"] = True
     torch = _state["torch"]
     reason = skip_reason(model, torch)

@@ -8,6 +8,9 @@ parameter dtypes and device, whether it is compiled, its convolutions, the optim
 its foreach/fused settings, the global matmul flags and what the device supports, and the framework
 seen on the stack of the first optimizer step (accelerate, Lightning, a Trainer, Ray Train: whose
 settings make the model-side changes). One event; the program's steps after the second run as they did.
+A loop with no optimizer (parameters updated by hand after backward()) is watched the same way over
+its second backward-ended step and concluded at the third: the called module holding most of the
+parameters with a gradient is the model.
 A program with several optimizers (a GAN's generator and discriminator) may step one whose module
 was called before the hooks came on: the hooks then stay for the next step, up to MAX_WATCHED_STEPS,
 until a called module holds parameters of the optimizer that steps.
@@ -37,6 +40,8 @@ def install(torch) -> None:
     _state["torch"] = torch
     _state["torch_dir"] = os.path.dirname(os.path.abspath(torch.__file__))
     _state["step_handle"] = register_optimizer_step_post_hook(_after_step)
+    from . import steps
+    steps.on_backward_step(_after_backward_step)
     runtime.at_fork_child(_reset_in_child)
     runtime.at_cell_start(_rearm)
 
@@ -67,6 +72,7 @@ def _after_step(optimizer, args, kwargs) -> None:
         _state.setdefault("times", []).append(now)
         if _state["steps"] == 1:
             _state["framework"] = _framework_on_stack()
+            _remove_hooks()         # a watch a backward-only start began
             _watch_one_step()
         else:
             if not _conclude(optimizer) and _state["steps"] < MAX_WATCHED_STEPS:
@@ -79,6 +85,27 @@ def _after_step(optimizer, args, kwargs) -> None:
         _remove_hooks()
         _state["done"] = True
         _stop_watching_steps()
+
+
+def _after_backward_step(count: int) -> None:
+    """A loop with no optimizer (a hand-written update after backward()): the outermost modules are
+    watched over its second step, and at the third the one holding most parameters with a gradient
+    is the model. No FLOP count follows (it ends at an optimizer step)."""
+    if _state["done"] or _state["steps"]:
+        return
+    try:
+        # Every program's first backward comes before its first optimizer step: only a second one
+        # without an optimizer step between says the loop has none.
+        if count == 2:
+            _watch_one_step()
+        elif count >= 3:
+            _remove_hooks()
+            _state["done"] = True
+            _conclude(None)
+            _stop_watching_steps()
+    except Exception:
+        _remove_hooks()
+        _state["done"] = True
 
 
 def _framework_on_stack():
@@ -171,13 +198,14 @@ def _device_of(module):
 def _conclude(optimizer) -> bool:
     """Emit the model event for the called module this optimizer trains most of; False where none."""
     calls, _state["calls"] = _state["calls"], {}
-    trained = {id(p) for group in optimizer.param_groups for p in group["params"]}
+    trained = {id(p) for group in optimizer.param_groups for p in group["params"]} if optimizer is not None else None
     best, best_count = None, 0
     for facts in calls.values():
         module = facts["module"]()
         if module is None:
             continue
-        count = sum(1 for p in module.parameters() if id(p) in trained)
+        count = sum(1 for p in module.parameters() if (id(p) in trained if trained is not None
+                                                        else p.grad is not None))
         if count > best_count:
             best, best_count = (module, facts), count
     if best is None:
@@ -212,7 +240,9 @@ def describe(module, optimizer, torch) -> dict:
             "torch_threads": _read(torch.get_num_threads)}
 
 
-def _optimizer_facts(optimizer) -> dict:
+def _optimizer_facts(optimizer):
+    if optimizer is None:
+        return None         # the program updates the parameters itself
     import inspect
     cls = type(optimizer)
     try:

@@ -169,6 +169,14 @@ def _end_step(optimizer) -> None:
         _stop_program()
 
 
+_backward_listeners = []      # (backward steps so far) -> None, after each backward of a loop with no optimizer
+
+
+def on_backward_step(func) -> None:
+    """Call func(count) after each backward() that ends a step of a loop no optimizer steps."""
+    _backward_listeners.append(func)
+
+
 def _wrap_backward(tensor_cls) -> None:
     """backward() as a step boundary for loops without an optimizer; the step limit stops such a
     loop at the start of the next backward, once the update after the last one is done."""
@@ -189,6 +197,11 @@ def _wrap_backward(tensor_cls) -> None:
                     state["stop_pending"] = True
             except Exception:
                 pass
+            for listener in _backward_listeners:
+                try:
+                    listener(state["bcount"])
+                except Exception:
+                    pass
         return result
 
     backward.__wrapped__ = original

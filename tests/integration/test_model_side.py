@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
 
 PROGRAM = os.path.join(PROGRAMS, "model_side.py")
-CALL_LINE = 27          # `out = model(x)` in tests/programs/model_side.py
+CALL_LINE = 28          # `out = model(x)` in tests/programs/model_side.py
 
 
 def has_bf16() -> bool:
@@ -42,6 +42,14 @@ def test_the_trained_model_and_its_optimizer_are_noted_and_get_model_side_fixes(
     assert "compile" in ids and ("mixed-precision" in ids) == has_bf16()
     compiled = next(a for a in report["advice"] if a["id"] == "compile")
     assert compiled["estimated_speedup"] is None and compiled["prior"] and compiled["where"].endswith(f":{CALL_LINE}")
+
+
+def test_a_loop_without_an_optimizer_has_its_model_noted_from_the_gradients_backward_left(tmp_path):
+    report = profiled(tmp_path, "by-hand")
+    model = report["model"]
+    assert model["class"] == "Sequential" and model["where"].endswith(f"model_side.py:{CALL_LINE}")
+    assert model["optimizer"] is None
+    assert ("mixed-precision" in [a["id"] for a in report["advice"]]) == has_bf16()
 
 
 def test_a_forward_under_autocast_already_is_not_offered_mixed_precision(tmp_path):

@@ -1,6 +1,7 @@
 """A compute-bound training loop for the model-side probes and try changes. argv[1] picks it:
   plain      an MLP trained in float32 by SGD
   autocast   the same, its forward and loss under bf16 autocast already
+  by-hand    the plain MLP updated by hand after backward(), no optimizer
   naive-bce  a binary classifier whose loss is written -log(1 - sigmoid(z)) by hand with z near 10:
              finite in float32, infinite once sigmoid rounds to 1.0 in bfloat16
 argv[2] (optional): steps (default 30). Prints the final loss."""
@@ -31,5 +32,10 @@ for step in range(steps):
             loss = nn.functional.cross_entropy(out, y)
     optimizer.zero_grad()
     loss.backward()
+    if mode == "by-hand":
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(p.grad, alpha=-1e-4)
+        continue
     optimizer.step()
 print(f"model_side {mode}: final loss {loss.item():.4f}")
