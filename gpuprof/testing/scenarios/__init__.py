@@ -8,7 +8,7 @@ gpuprof must find. `gpuprof doctor --simulated` runs every scenario on the simul
 import os
 from dataclasses import dataclass, field
 
-from gpuprof.analysis.bottlenecks import COMPUTE, HOST_OVERHEAD, INPUT_CPU, TRANSFER_H2D
+from gpuprof.analysis.bottlenecks import COMM, COMPUTE, HOST_OVERHEAD, INPUT_CPU, TRANSFER_H2D
 from gpuprof.testing.simgpu.machine import Machine
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -72,6 +72,12 @@ def resolve(text: str, machine: Machine) -> str:
         for j, inst in enumerate(gpu.mig):
             text = text.replace("{mig:%d:%d}" % (i, j), inst.uuid)
     return text
+
+
+#: The bus bandwidth NCCL's all-reduce reaches between two GPUs joined only by PCIe 4.0 x16 through
+#: the host (no NVLink), bytes/s: nccl-tests' all_reduce_perf there reaches about 20 GB/s
+#: (NVIDIA/nccl-tests#178), below the link's 31.5 GB/s each way (PCI-SIG: 16 GT/s a lane, 128b/130b).
+PCIE4_ALLREDUCE_BANDWIDTH = 20e9
 
 
 def _gpus(n: int, **kwargs) -> list:
@@ -149,6 +155,11 @@ def _scenarios() -> list:
         Scenario("fsdp-two-ranks", "fsdp_ranks.py", Expect(COMPUTE.id, gpus_per_rank={0: 0, 1: 1}, no_fixes=("ddp",)),
                  machine=Machine(gpus=_gpus(2)), launcher=torchrun, args=("--steps", "8"),
                  what="two ranks training a wide float32 MLP sharded with FSDP2 (fully_shard) over NCCL"),
+        Scenario("ddp-pcie-no-nvlink", "ddp_pcie.py",
+                 Expect(COMM.id, fixes=("ddp-buckets", "ddp-no-sync"), gpus_per_rank={0: 0, 1: 1}, no_fixes=("ddp",)),
+                 machine=Machine(gpus=_gpus(2, pcie_generation=4, link_bandwidth=PCIE4_ALLREDUCE_BANDWIDTH)),
+                 launcher=torchrun, args=("--steps", "20"),
+                 what="two DDP ranks over PCIe 4.0 without NVLink, 67M parameters and 64 rows a step: the all-reduce"),
         Scenario("gpt-fp32", "gpt.py", Expect(COMPUTE.id, fixes=("tf32", "mixed-precision")), real=True,
                  args=("--steps", "8"),
                  what="a 134M-parameter GPT in float32"),
