@@ -143,9 +143,7 @@ def _clearly_larger_before_traits(ranked: list, bottleneck) -> list:
         passed = [a for a in ranked[:index] if bottleneck in a["addresses"] and _by_trait_below(a, item)]
         if not passed:
             continue
-        target = ranked.index(passed[0])
-        ranked.remove(item)
-        ranked.insert(target, item)
+        _move_ahead(ranked, item, passed[0])
         item["ranked_by"] = (f"ahead of {passed[0]['id']} ({_span_words(passed[0])}): a clearly larger estimate, "
                              "where that fix stood first by a trait, not by a larger gain")
     return ranked
@@ -219,13 +217,17 @@ def _settings_before_rewrites(advice: list, bottleneck) -> list:
         passed = [a for a in ranked[:index] if _is_rewrite(a, bottleneck) and _reaches(item, a)]
         if not passed:
             continue
-        target = ranked.index(passed[0])
-        ranked.remove(item)
-        ranked.insert(target, item)
+        _move_ahead(ranked, item, passed[0])
         item["ranked_by"] = (f"ahead of {passed[0]['id']} ({range_words(passed[0])}): a setting "
                              "that `gpuprof try --fix` measures as it is, where that code change's estimate rests "
                              "on an assumed saving")
     return ranked
+
+
+def _move_ahead(ranked: list, item: dict, ahead_of: dict) -> None:
+    """Put `item` just before `ahead_of` in the ranking."""
+    ranked.remove(item)
+    ranked.insert(ranked.index(ahead_of), item)
 
 
 def _reaches(setting: dict, rewrite: dict) -> bool:

@@ -54,12 +54,17 @@ def tick(now: float) -> None:
         flush()
 
 
-def _drain_all() -> None:
-    for func in list(_drains):
+def _run_each(funcs) -> None:
+    """Call each hook a probe registered; one that fails never stops the others, nor the job."""
+    for func in list(funcs):
         try:
             func()
         except Exception:
             pass
+
+
+def _drain_all() -> None:
+    _run_each(_drains)
 
 
 def writer():
@@ -223,11 +228,7 @@ def _close_current() -> None:
         _note_import_error()
     except Exception:
         pass
-    for func in list(_closers):
-        try:
-            func()
-        except Exception:
-            pass
+    _run_each(_closers)
     current.close()
 
 
@@ -235,11 +236,7 @@ def _drop_probe_state() -> None:
     """The probes forget what they kept and buffered (a forked child's parent's, a notebook's earlier
     cells'); each reset registers its streams' drains again."""
     del _drains[:]
-    for func in list(_fork_resets):
-        try:
-            func()
-        except Exception:
-            pass
+    _run_each(_fork_resets)
 
 
 def _after_fork_in_child() -> None:
@@ -297,11 +294,7 @@ def open_cell(config: dict) -> None:
     _open_writer(origin="cell")
     if "torch" in sys.modules:
         start_flush_timer()
-    for func in list(_cell_starts):
-        try:
-            func()
-        except Exception:
-            pass
+    _run_each(_cell_starts)
 
 
 def close_cell() -> None:
