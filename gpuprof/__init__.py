@@ -4,7 +4,9 @@ This package is imported inside the user's training processes by the bootstrap, 
 light: nothing here imports torch, rich, typer or psutil.
 """
 
-from gpuprof.package import __version__  # noqa: F401  (the package's version, as `gpuprof.__version__`)
+# Relative, so that a private copy of this package in the job (the bootstrap's) never imports the
+# name `gpuprof`, which the job's own code may use for a module of its own.
+from .package import __version__  # noqa: F401  (the package's version, as `gpuprof.__version__`)
 
 
 def load_ipython_extension(ipython) -> None:

@@ -13,9 +13,10 @@ named as uncounted: the count's coverage. Every op dispatched is counted too (`o
 share of a GPU step is about that many launches (advice/math_modes.py). The mode never decomposes or
 re-runs an op, so the step computes the same numbers; its cost is a Python call per op for that one step.
 
-On a CPU, where an op returns when it is done, one later iteration (TIMED_AFTER optimizer steps
-after the count, past the first steps' warm-up: a CPU step can take 5-20x its settled time while
-oneDNN and the allocator warm up) runs under a second mode that times each op with a FLOP formula
+On a CPU, where an op returns when it is done, one later iteration (at least TIMED_AFTER steps
+after the count, at the first step end the step probe's once-a-second hooks see past them: past
+the first steps' warm-up, when a CPU step can take 5-20x its settled time while oneDNN and the
+allocator warm up) runs under a second mode that times each op with a FLOP formula
 (matmuls, convolutions, attention): a `flops` event with `op_times` and `seconds_by_op`, the share
 of the step the CPU's mixed-precision estimate moves to bf16.
 
@@ -47,18 +48,19 @@ def install(torch) -> None:
     from . import model_facts
     _state["torch"] = torch
     model_facts.on_model(_on_model)
+    runtime.each_second(_time_when_due)
     runtime.at_fork_child(_reset_in_child)
     runtime.at_cell_start(_rearm)
 
 
 def _rearm() -> None:
     _stop_counting()
-    _state.update(done=False, mode=None, tokens=None, model=None, optimizer=None, timing=False)
+    _state.update(done=False, mode=None, tokens=None, model=None, optimizer=None, timing=False, time_at=None)
 
 
 def _reset_in_child() -> None:
     _stop_counting()
-    _state["done"] = True              # a worker trains nothing
+    _state.update(done=True, time_at=None)     # a worker trains nothing
 
 
 def _on_model(model, optimizer) -> None:
@@ -138,24 +140,27 @@ def _finish_count() -> None:
 
 
 def _time_a_later_step() -> None:
-    """Count TIMED_AFTER steps of the same optimizer, then time the ops of the next iteration."""
-    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
-    _state.update(closure=False, timing=True, countdown=TIMED_AFTER)
+    """Time the ops of an iteration at least TIMED_AFTER steps later (`_time_when_due`)."""
+    from . import steps
+    _state.update(closure=False, timing=True, time_at=steps.count() + TIMED_AFTER)
 
-    def after_step(optimizer, args, kwargs):
-        if optimizer is not _state.get("optimizer") or _state["mode"] is not None:
-            return
-        _state["countdown"] -= 1
-        if _state["countdown"] > 0:
-            return
-        mode = timing_mode(_state["torch"])
-        _state["handles"] = [register_optimizer_step_pre_hook(_at_next_step)]
-        _state["started"] = time.monotonic()
-        mode.__enter__()
-        _state["mode"] = mode
-        waiting.remove()
 
-    waiting = register_optimizer_step_post_hook(after_step)
+def _time_when_due(now: float) -> None:
+    """At a step's end (at most once a second): once TIMED_AFTER steps have passed since the count,
+    the next iteration runs under the timing mode. Read from the step probe's count, so that no hook
+    waits in torch's optimizer tables meanwhile: a program that reads them sees what it would without
+    gpuprof."""
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    from . import steps
+    at = _state.get("time_at")
+    if at is None or _state["mode"] is not None or steps.count() < at:
+        return
+    _state["time_at"] = None
+    mode = timing_mode(_state["torch"])
+    _state["handles"] = [register_optimizer_step_pre_hook(_at_next_step)]
+    _state["started"] = time.monotonic()
+    mode.__enter__()
+    _state["mode"] = mode
 
 
 def _stop_counting() -> bool:
