@@ -84,8 +84,8 @@ def check(now=None) -> None:
     _state["noted"] = indices
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     runtime.emit({"k": kinds.CUDA_DEVICES, "t": time.monotonic(),
-               "devices": [describe(torch_cuda, index, visible) for index in indices],
-               "visible": visible, "order": os.environ.get("CUDA_DEVICE_ORDER")})
+                  "devices": [describe(torch_cuda, index, visible) for index in indices],
+                  "visible": visible, "order": os.environ.get("CUDA_DEVICE_ORDER")})
 
 
 def describe(torch_cuda, index: int, visible=None) -> dict:

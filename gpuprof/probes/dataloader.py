@@ -308,7 +308,7 @@ def _on_batch(loader_id, data, start, now, torch) -> None:
     if _facts_left[loader_id] > 0:
         _facts_left[loader_id] -= 1
         runtime.emit({"k": kinds.BATCH_FACTS, "l": loader_id, "i": FACT_BATCHES - _facts_left[loader_id] - 1,
-                   "tensors": describe_batch(data, torch)})
+                      "tensors": describe_batch(data, torch)})
 
 
 # -- the producer: what each fetched batch cost -----------------------------------------------

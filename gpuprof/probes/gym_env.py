@@ -163,10 +163,10 @@ def _describe(env, cls, now: float) -> None:
     inner = _innermost_vector(env)
     spec = _spec_of(env)
     runtime.emit({"k": kinds.ENV, "t": now, "cls": name, "module": cls.__module__, "library": LIBRARY,
-               "vector": num_envs is not None, "num_envs": num_envs if isinstance(num_envs, int) else None,
-               "vector_cls": inner, "async": "Async" in (inner or name),
-               "spec": _spec_id(spec), "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
-               "where": user_location((gymnasium_dir(),))})
+                  "vector": num_envs is not None, "num_envs": num_envs if isinstance(num_envs, int) else None,
+                  "vector_cls": inner, "async": "Async" in (inner or name),
+                  "spec": _spec_id(spec), "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
+                  "where": user_location((gymnasium_dir(),))})
 
 
 def _watch_fan_out(env, caller, now: float) -> None:
@@ -199,10 +199,10 @@ def _watch_fan_out(env, caller, now: float) -> None:
     path = os.path.abspath(caller.f_code.co_filename)
     spec = _spec_of(env)
     runtime.emit({"k": kinds.ENV, "t": now, "cls": looping, "module": caller.f_globals.get("__name__"),
-               "library": package_of(path), "vector": True, "fan_out": True, "num_envs": len(stepped),
-               "vector_cls": looping, "async": False, "sub_env": type(env).__name__, "spec": _spec_id(spec),
-               "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
-               "where": user_location((gymnasium_dir(),))})
+                  "library": package_of(path), "vector": True, "fan_out": True, "num_envs": len(stepped),
+                  "vector_cls": looping, "async": False, "sub_env": type(env).__name__, "spec": _spec_id(spec),
+                  "vector_entry_point": bool(getattr(spec, "vector_entry_point", None)),
+                  "where": user_location((gymnasium_dir(),))})
 
 
 def _innermost_vector(env):

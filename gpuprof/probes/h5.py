@@ -170,9 +170,9 @@ def _describe(dataset) -> dict:
 
 def _emit(tally) -> None:
     runtime.emit({"k": kinds.H5READ, "t": time.monotonic(), "file": tally["file"], "name": tally["name"],
-               "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
-               "chunks_touched": tally["chunks_touched"], "opens": tally["opens"],
-               "open_s": round(_open_time.get(tally["path"], 0.0), 6), "read_s": round(tally["read_s"], 6)})
+                  "calls": tally["calls"], "bytes": tally["bytes"], "elements": tally["elements"],
+                  "chunks_touched": tally["chunks_touched"], "opens": tally["opens"],
+                  "open_s": round(_open_time.get(tally["path"], 0.0), 6), "read_s": round(tally["read_s"], 6)})
 
 
 def _flush_all() -> None:

@@ -112,6 +112,6 @@ def _emit() -> None:
         return
     counts["emitted"] = True
     runtime.emit({"k": kinds.IMAGE_SIZES, "t": time.monotonic(), "decoded": counts["decoded"], "target": counts["target"],
-               "format": counts["format"], "resizes": counts["resizes"], "loads": counts["loads"],
-               "decode_s": round(counts["decode_s"], 6), "resize_s": round(counts["resize_s"], 6)})
+                  "format": counts["format"], "resizes": counts["resizes"], "loads": counts["loads"],
+                  "decode_s": round(counts["decode_s"], 6), "resize_s": round(counts["resize_s"], 6)})
 

@@ -122,7 +122,7 @@ def _watch_distributed(torch) -> None:
         result = original(*args, **kwargs)  # gpuprof's probe: passes the call through unchanged
         try:
             runtime.emit({"k": kinds.RANK, "t": time.monotonic(), "rank": int(dist.get_rank()),
-                       "world_size": int(dist.get_world_size()), "backend": str(dist.get_backend())})
+                          "world_size": int(dist.get_world_size()), "backend": str(dist.get_backend())})
         except Exception:
             pass
         return result

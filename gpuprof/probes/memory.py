@@ -112,8 +112,8 @@ def _note_device_peaks(now: float) -> None:
         return
     _state["peaks_noted"], _state["peaks_at"] = peaks, now
     runtime.emit({"k": kinds.DEVICE_MEMORY, "t": now,
-               "devices": [{"cuda_index": index, "peak_bytes": values[0], "reserved_peak_bytes": values[1]}
-                           for index, values in sorted(peaks.items())]})
+                  "devices": [{"cuda_index": index, "peak_bytes": values[0], "reserved_peak_bytes": values[1]}
+                              for index, values in sorted(peaks.items())]})
 
 
 def _is_statm(text: bytes) -> bool:
@@ -163,8 +163,9 @@ def _watch_exceptions() -> None:
     def excepthook(kind, value, traceback):
         try:
             runtime.emit({"k": kinds.EXCEPTION, "t": time.monotonic(), "type": getattr(kind, "__name__", str(kind)),
-                       "module": getattr(kind, "__module__", None),
-                       "memory": is_out_of_memory(kind, value), "shm": _is_out_of_shared_memory(value), "rss": _rss()})
+                          "module": getattr(kind, "__module__", None),
+                          "memory": is_out_of_memory(kind, value), "shm": _is_out_of_shared_memory(value),
+                          "rss": _rss()})
             _flush()
             runtime.flush()
         except Exception:

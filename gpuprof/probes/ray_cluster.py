@@ -84,4 +84,4 @@ def _note(address, reached: bool, why) -> None:
     except Exception:
         pass
     runtime.emit({"k": kinds.RAY_CLUSTER, "address": str(address) if address else None, "reached": reached,
-               "why": why, "nodes": nodes})
+                  "why": why, "nodes": nodes})

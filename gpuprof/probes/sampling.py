@@ -156,7 +156,7 @@ class ThreadCpu:
             seen[tid] = (run, wait)
         self.last = seen
         runtime.emit({"k": kinds.THREAD_CPU, "t": now, "run": self.run_ns / 1e9, "wait": self.wait_ns / 1e9,
-                   "threads": len(seen)})
+                      "threads": len(seen)})
 
 
 def _run(ident: int, native_id, stop, step_state: dict) -> None:

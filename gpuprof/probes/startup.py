@@ -183,7 +183,7 @@ def _run(ident: int, started: float, stop) -> None:
             break
     try:
         runtime.emit({"k": kinds.STARTUP_SAMPLES, "t": _state.get("ended") or time.monotonic(), "t0": started, "n": taken,
-                   "first_step": bool(_state.get("first_step")),
-                   "counts": {key: round(value, 4) for key, value in counts.items()}})
+                      "first_step": bool(_state.get("first_step")),
+                      "counts": {key: round(value, 4) for key, value in counts.items()}})
     except Exception:
         pass

@@ -58,6 +58,7 @@ def count() -> int:
     """The steps this process has taken so far."""
     return _state["count"]
 
+
 def install(torch) -> None:
     from torch.nn.modules import module as module_module
 
@@ -404,7 +405,7 @@ def _check_step_limit() -> bool:
     if stop_at and _state["count"] >= stop_at:
         _state["stop_at"] = 0        # once
         runtime.emit({"k": kinds.STEP_LIMIT, "t": time.monotonic(), "steps": int(runtime.settings()["max_steps"]),
-                   "total": _state["count"]})
+                      "total": _state["count"]})
         _flush()
         runtime.flush()
         return True

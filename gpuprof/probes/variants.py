@@ -95,8 +95,8 @@ def _replay_function(target: dict, skip: int, torch) -> None:
             break
     if found is None:
         runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
-                   "error": f"no module-level function {name} at {wanted}:{line} to replay (a method or a nested "
-                            "function cannot be replaced from outside)"})
+                      "error": f"no module-level function {name} at {wanted}:{line} to replay (a method or a nested "
+                               "function cannot be replaced from outside)"})
         return
     module, original = found
     kept, state = [], {"calls": 0, "turn": 0}
@@ -114,7 +114,7 @@ def _replay_function(target: dict, skip: int, torch) -> None:
     replayed.__wrapped__ = original
     setattr(module, name, replayed)
     runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": f"{wanted}:{line}", "l": None,
-               "applied": {"ceiling": True, "function": name}, "error": None})
+                  "applied": {"ceiling": True, "function": name}, "error": None})
 
 
 def _set_threads(torch, threads: int) -> None:
@@ -126,7 +126,7 @@ def _set_threads(torch, threads: int) -> None:
         applied, error = {}, f"{exc.__class__.__name__}: {exc}"
     try:
         runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": applied,
-                   "error": error})
+                      "error": error})
     except Exception:
         pass
 
@@ -171,9 +171,9 @@ def _wrap_loader_init(cls, torch_dir, variant, torch=None) -> None:
                 _state["targets"].add(loader_id)
                 _state["applied"] += 1
                 runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": where, "l": loader_id,
-                           "applied": {k: v for k, v in applied.items() if k in wanted or k == "torch_threads"}
-                           if error is None else {},
-                           "error": error})
+                              "applied": {k: v for k, v in applied.items() if k in wanted or k == "torch_threads"}
+                              if error is None else {},
+                              "error": error})
             except Exception:
                 pass
 
@@ -300,7 +300,7 @@ def _wrap_file_init(h5py, nbytes: int, nslots: int) -> None:
             if not _state.get("hdf5_noted"):
                 _state["hdf5_noted"] = True
                 runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
-                           "applied": {"hdf5_cache_bytes": nbytes}, "error": None})
+                              "applied": {"hdf5_cache_bytes": nbytes}, "error": None})
         original(self, name, mode, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
 
     __init__.__wrapped__ = original
@@ -325,9 +325,9 @@ def _count_reopens(h5py) -> None:
                 if opens[key] == REOPENED and not _state.get("reopen_noted"):
                     _state["reopen_noted"] = True
                     runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None, "applied": {},
-                               "error": f"the program opens {os.path.basename(key)} again for every read, so no "
-                                        "data set handle can be kept from outside: keeping it needs the code "
-                                        "change the fix shows (only the cache size was applied, to each open)"})
+                                  "error": f"the program opens {os.path.basename(key)} again for every read, so no "
+                                           "data set handle can be kept from outside: keeping it needs the code "
+                                           "change the fix shows (only the cache size was applied, to each open)"})
         except Exception:
             pass
         original(self, name, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
@@ -382,7 +382,7 @@ def install_pil(variant: dict) -> None:
             if not noted:
                 noted.append(True)
                 runtime.emit({"k": kinds.VARIANT, "t": time.monotonic(), "where": None, "l": None,
-                           "applied": {"jpeg_draft": side}, "error": None})
+                              "applied": {"jpeg_draft": side}, "error": None})
         return original(self, *args, **kwargs)  # gpuprof's probe: passes the call through unchanged
 
     load.__wrapped__ = original
