@@ -105,15 +105,12 @@ def _whole_range_above_first(ranked: list) -> list:
         moved = False
         for i, above in enumerate(ranked):
             span = _span(above)
-            if span is None:
-                continue
-            if _holds_lead(above):
+            if span is None or _holds_lead(above):
                 continue
             higher = next((b for b in ranked[i + 1:] if _span(b) and _span(b)[0] > span[1]), None)
             if higher is None:
                 continue
-            ranked.remove(higher)
-            ranked.insert(i, higher)
+            _move_ahead(ranked, higher, above)
             higher["ranked_by"] = f"ahead of {above['id']} ({_span_words(above)}): its whole range lies above that one's"
             moved = True
             break

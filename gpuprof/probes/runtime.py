@@ -260,13 +260,18 @@ def _after_fork_in_child() -> None:
 BETWEEN_CELLS = {"probes": True, "sample_stacks": False}
 
 
+def _keep_the_file_across_exit_and_fork() -> None:
+    """The event file closes at exit, and a forked child opens its own."""
+    atexit.register(_close_current)
+    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+
+
 def open_process(config: dict) -> None:
     """This freshly started interpreter's settings and event file, closed at exit and reopened in
     each forked child."""
     _state["settings"] = config
     _open_writer(origin="exec")
-    atexit.register(_close_current)
-    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    _keep_the_file_across_exit_and_fork()
 
 
 def in_kernel() -> bool:
@@ -280,8 +285,7 @@ def enter_kernel() -> bool:
         return False
     _state["kernel"] = True
     _state["settings"] = dict(BETWEEN_CELLS)
-    atexit.register(_close_current)
-    os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
+    _keep_the_file_across_exit_and_fork()
     return True
 
 
