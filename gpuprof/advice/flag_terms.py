@@ -8,6 +8,7 @@ and the code change comes second. An option matches a knob by its names, else by
 import os
 import re
 import shlex
+from typing import Optional
 
 PRECISION, COMPILATION, LAYOUT, WORKERS, PINNED = "precision", "compilation", "layout", "workers", "pinned"
 ENVS, ACCUMULATION, BATCH, TF32_MATMUL = "envs", "accumulation", "batch", "tf32_matmul"
@@ -102,13 +103,13 @@ def _choice_for(option: dict, dtype: str):
     return None
 
 
-def command_line(ev, knob: str, value=None):
+def command_line(ev, knob: str, value=None) -> Optional[tuple[str, str]]:
     """(the run's command with the option set, the option's flags in words) or None where the
     script has no such option, the command is unknown, or it sets the option already."""
     return command_line_for(ev, [(knob, value)])
 
 
-def command_line_for(ev, changes) -> tuple:
+def command_line_for(ev, changes) -> Optional[tuple[str, str]]:
     """(the run's command with every (knob, value) of `changes` set through the script's options,
     their flags in words), or None unless the script has an option for each."""
     program = getattr(ev, "program", None) or {}

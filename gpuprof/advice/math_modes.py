@@ -31,7 +31,7 @@ SHARE_OF_PEAK = H200_SHARE_OF_PEAK.value
 SPEED_RATIO = H200_SPEED_RATIO.value
 #: Host seconds per dispatched aten op in a training step: (a bare eager launch, the least an op
 #: costs the host; an op of a small MLP's Adam step, autograd included).
-HOST_S_PER_OP = (HOST_COST_PER_OP.low, HOST_COST_PER_OP.high)
+HOST_S_PER_OP = HOST_COST_PER_OP.ends()
 #: Under this NVML utilisation over the steps (with the data ready) the GPU waits for the host's
 #: launches: a step queued without waiting takes the longer of the host's and the device's time, so a
 #: device idle 10% of it is already not the limit, and a faster mode may buy nothing at all. The low
@@ -98,17 +98,18 @@ def _model(ev, target: str, model: dict):
     by_op = counted.get("by_op") or {}
     if not (ev.gpu and step and by_op and ev.gpu_name):
         return None, "the step's FLOPs or the GPU were not counted"
-    now = {}
+    now: dict[tuple[str, str], float] = {}
     for op, flops in by_op.items():
         modes = math_modes({op: flops}, counted.get("dtype") or "float32", model, counted.get("device") or "cuda")
         for mode, count in modes.items():
             key = (family(op), mode)
             now[key] = now.get(key, 0) + count
-    peaks = {mode: (known_peak(ev.gpu_name, mode) or {}).get("tflops") for _, mode in now}
-    if not now or not all(peaks.values()):
+    sheet = {mode: (known_peak(ev.gpu_name, mode) or {}).get("tflops") for _, mode in now}
+    if not now or not all(sheet.values()):
         return None, f"no data-sheet peak for the {ev.gpu_name} in every mode the step ran"
     clock = ev.gpu_clock_share if ev.gpu_clock_share and ev.gpu_clock_share < CLOCK_NOTED else 1.0
-    peaks = {mode: tflops * clock for mode, tflops in peaks.items()}   # a data sheet's peak is at the top clock
+    # a data sheet's peak is at the top clock (every mode has one: checked above)
+    peaks = {mode: tflops * clock for mode, tflops in sheet.items() if tflops}
     spans = []
     for (kind, mode), flops in now.items():
         new_mode = _new_mode(kind, mode, target)
@@ -133,7 +134,7 @@ def _model(ev, target: str, model: dict):
         in_now.append(families)
         in_after.append(after)
         host.append(floor)
-    flops_by_kind = {}
+    flops_by_kind: dict[str, float] = {}
     for (kind, _), flops in now.items():
         flops_by_kind[kind] = flops_by_kind.get(kind, 0) + flops
     return {"ends": (min(ends), max(ends)), "step": step, "clock": clock, "flops": flops_by_kind, "now": tuple(sorted(in_now)),

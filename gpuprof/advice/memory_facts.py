@@ -4,6 +4,7 @@ the gradients and the batch size; and, to word the fixes, the framework that run
 the run's command with its script's options."""
 
 from dataclasses import dataclass
+from typing import Optional
 
 from gpuprof.advice.framework_terms import framework_of
 
@@ -11,12 +12,12 @@ from gpuprof.advice.framework_terms import framework_of
 @dataclass(frozen=True)
 class MemoryFacts:
     anatomy: dict
-    activations: int = None          # bytes, on a CUDA run only
+    activations: Optional[int] = None    # bytes, on a CUDA run only
     state: int = 0
     grads: int = 0
-    batch_size: int = None
-    framework: str = None            # advice.framework_terms
-    program: dict = None             # the run's command and its script's options (analysis.script_flags)
+    batch_size: Optional[int] = None
+    framework: Optional[str] = None      # advice.framework_terms
+    program: Optional[dict] = None       # the run's command and its script's options (analysis.script_flags)
 
     @classmethod
     def of(cls, memory: dict, batch_size=None, evidence=None) -> "MemoryFacts":

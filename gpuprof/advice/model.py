@@ -88,10 +88,10 @@ def next_prime(n: int) -> int:
 #   states no ends of its own has its saving, or its speed-up where that is nearer, taken at
 #   ASSUMED_SAVING_LOW of itself at the pessimistic end, and what is left of the step beside its
 #   compute part at 1 / ASSUMED_SAVING_HIGH at the optimistic end.
-STEP_SPREAD_MIN, STEP_SPREAD_MAX, STEP_SPREAD_UNKNOWN = STEP_SPREAD_BOUNDS.low, STEP_SPREAD_BOUNDS.high, \
-    STEP_SPREAD_BOUNDS.value
+STEP_SPREAD_MIN, STEP_SPREAD_MAX = STEP_SPREAD_BOUNDS.ends()
+STEP_SPREAD_UNKNOWN = STEP_SPREAD_BOUNDS.value
 COMPUTE_RELIEF_CPU_ONLY, COMPUTE_RELIEF_GPU = CPU_ONLY_COMPUTE_RELIEF.value, GPU_COMPUTE_RELIEF.value
-ASSUMED_SAVING_LOW, ASSUMED_SAVING_HIGH = ONE_NUMBER_SAVING_ENDS.low, ONE_NUMBER_SAVING_ENDS.high
+ASSUMED_SAVING_LOW, ASSUMED_SAVING_HIGH = ONE_NUMBER_SAVING_ENDS.ends()
 
 
 def measured_spread(ev) -> float:

@@ -6,14 +6,17 @@ Workers hand each batch to the training process through /dev/shm; a container's 
 holds a few batches at most. The fixes: a larger /dev/shm (or the host's), torch's file-system
 sharing strategy, or fewer batches in flight (workers x prefetch_factor)."""
 
+from typing import Optional
+
 from gpuprof.advice import fixes
 from gpuprof.analysis import bottlenecks
 
 
-def in_flight_bytes(loader: dict):
+def in_flight_bytes(loader: Optional[dict]):
     """Bytes of batches the DataLoader keeps in shared memory at once, or None."""
-    batch = (loader or {}).get("batch") or {}
-    workers = (loader or {}).get("num_workers") or 0
+    loader = loader or {}
+    batch = loader.get("batch") or {}
+    workers = loader.get("num_workers") or 0
     if not batch.get("bytes") or not workers:
         return None
     return batch["bytes"] * workers * ((loader.get("prefetch_factor") or 2))

@@ -23,3 +23,9 @@ class Prior:
     unit: str = ""                     # "x" (times faster or cheaper), "s", "B/s", "of ..." (a share of what)
     programs: tuple = ()               # the programs it was fitted on or checked against
     needs_second_program: bool = False     # only one program backs it: check it on another before trusting it further
+
+    def ends(self) -> tuple[float, float]:
+        """(low, high), for a prior that states both ends."""
+        if self.low is None or self.high is None:
+            raise ValueError(f"prior {self.id} states no ends")
+        return self.low, self.high

@@ -19,7 +19,8 @@ from gpuprof.analysis.augmentation import random_parts
 from gpuprof.analysis.batch_parts import collate_dominates
 
 #: How many times cheaper a cached sample is than one made from scratch: central, pessimistic, optimistic.
-CHEAPER, CHEAPER_LOW, CHEAPER_HIGH = CACHED_SAMPLE_COST.value, CACHED_SAMPLE_COST.low, CACHED_SAMPLE_COST.high
+CHEAPER = CACHED_SAMPLE_COST.value
+CHEAPER_LOW, CHEAPER_HIGH = CACHED_SAMPLE_COST.ends()
 
 
 def freed_cores_gain(ev, k: float) -> float:
