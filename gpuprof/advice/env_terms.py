@@ -8,12 +8,14 @@ processes gains on the cores the job has."""
 import math
 
 from gpuprof.advice.fix import MIN_GAIN
-from gpuprof.advice.model import cheaper_share
+from gpuprof.advice.model import TINY, cheaper_share
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.bottlenecks.input_env import job_alone
 from gpuprof.analysis.environment import env_words
 
 GYMNASIUM, SB3 = "gymnasium", "stable-baselines3"
+#: A count of sub-envs at a time this near a whole number is written whole.
+WHOLE_WITHIN = 0.05
 
 
 def env_finding(s):
@@ -94,12 +96,12 @@ def parallel_estimate(ev, message_s: float):
     parallel = min(float(n), cores_for_envs(ev))
     share = env_share(ev)
     after = share * (1.0 / parallel + n * message_s / per_call)
-    return 1.0 / max(1.0 - share + after, 1e-9), parallel, after
+    return 1.0 / max(1.0 - share + after, TINY), parallel, after
 
 
 def parallel_words(ev, parallel: float) -> str:
     """'4 at a time on 4 cores', or '1.3 at a time on the 1.3 cores left of 2 (other processes held 0.7)'."""
-    at_once = f"{parallel:.0f}" if abs(parallel - round(parallel)) < 0.05 else f"{parallel:.1f}"
+    at_once = f"{parallel:.0f}" if abs(parallel - round(parallel)) < WHOLE_WITHIN else f"{parallel:.1f}"
     if ev.other_cores:
         return (f"{at_once} at a time on the {cores_for_envs(ev):.1f} cores left of {ev.cpu_count} (other processes "
                 f"held {ev.other_cores:.1f})")

@@ -20,6 +20,7 @@ Checked on whole programs it was not fitted to: a GPT in float32 (mixed precisio
 4.08x by `gpuprof try`, TF32 3.10x) and a ResNet-18 (bf16 autocast 1.16x in a bare loop, 0.87x in its
 program with DataLoader workers), docs/validation.md."""
 
+from gpuprof.advice.model import TINY
 from gpuprof.priors.gpu_rates import H200_SHARE_OF_PEAK, H200_SPEED_RATIO, HOST_COST_PER_OP, HOST_PACED_BELOW
 from gpuprof.analysis.efficiency import CONV_OPS, math_modes
 from gpuprof.analysis.peaks import known_peak
@@ -42,6 +43,16 @@ HOST_PACED_UTIL = HOST_PACED_BELOW.value
 CLOCK_NOTED = 0.95
 #: "With the data ready": the loop waits for data less than this share of its steps.
 DATA_READY_WAIT = 0.1
+#: Counted FLOPs in a TFLOP, the data sheets' unit.
+FLOPS_PER_TFLOP = 1e12
+#: The power that takes a square root: the central estimate is the geometric middle of its ends
+#: (kept a power: math.sqrt can round the last bit differently).
+SQUARE_ROOT = 0.5
+#: A family below this share of the counted FLOPs goes unnamed in the estimate's words.
+LEAST_SHARE_NAMED = 0.01
+#: Times under this many seconds are written to a tenth of a millisecond.
+TENTHS_BELOW_S = 0.01
+MS = " ms"          # the unit times are written in
 
 
 def family(op: str) -> str:
@@ -58,7 +69,7 @@ def estimate(ev, target: str, model: dict):
     if found is None:
         return None, reason
     low, high = found["ends"]
-    return ((low * high) ** 0.5, low, high), _words(found, target)
+    return ((low * high) ** SQUARE_ROOT, low, high), _words(found, target)
 
 
 def _words(found: dict, target: str) -> str:
@@ -66,7 +77,8 @@ def _words(found: dict, target: str) -> str:
     step = found["step"]
     total = sum(found["flops"].values()) or 1
     parts = ", ".join(f"{flops / total:.0%} {WORDS[kind]}" for kind, flops in
-                      sorted(found["flops"].items(), key=lambda item: -item[1]) if flops / total >= 0.01)
+                      sorted(found["flops"].items(), key=lambda item: -item[1])
+                      if flops / total >= LEAST_SHARE_NAMED)
     now, after = found["now"], found["after"]
     clocked = f" (at the {found['clock']:.0%} of its top SM clock the GPU ran at while busy)" \
         if found.get("clock", 1.0) < CLOCK_NOTED else ""
@@ -84,12 +96,12 @@ WORDS = {"matmul": "matmuls", "conv": "convolutions", "attention": "attention"}
 
 
 def _ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.1f} ms" if seconds < 0.01 else f"{seconds * 1e3:.0f} ms"
+    return f"{seconds * 1e3:.1f}{MS}" if seconds < TENTHS_BELOW_S else f"{seconds * 1e3:.0f}{MS}"
 
 
 def _span(pair) -> str:
     low, high = _ms(pair[0]), _ms(pair[1])
-    return low if low == high else f"{low[:-3]}-{high}"
+    return low if low == high else f"{low.removesuffix(MS)}-{high}"
 
 
 def _model(ev, target: str, model: dict):
@@ -117,7 +129,8 @@ def _model(ev, target: str, model: dict):
         if ratio is None:
             return None, f"no measured ratio for {kind}s from {mode} to {new_mode}"
         lowest, highest = SHARE_OF_PEAK[kind][mode]
-        spans.append(((flops / (highest * peaks[mode] * 1e12), flops / (lowest * peaks[mode] * 1e12)), ratio))
+        rate_high, rate_low = highest * peaks[mode] * FLOPS_PER_TFLOP, lowest * peaks[mode] * FLOPS_PER_TFLOP
+        spans.append(((flops / rate_high, flops / rate_low), ratio))
     ops = counted.get("ops") or 0
     util = ev.gpu_util
     paced = util is not None and util < HOST_PACED_UTIL and (ev.wait_share or 0.0) < DATA_READY_WAIT
@@ -130,7 +143,7 @@ def _model(ev, target: str, model: dict):
         floor = ops * per_op
         if paced:
             floor = max(floor, step if end == 0 else (1.0 - util) * step)
-        ends.append(step / max(step - families + after, floor, 1e-9))
+        ends.append(step / max(step - families + after, floor, TINY))
         in_now.append(families)
         in_after.append(after)
         host.append(floor)

@@ -8,6 +8,8 @@ their time per step is R = C + w = 1, and step = max(C, R). A fix either adds pr
 echoing: step' = C + P/k inline, max(C, R/k) in parallel). Speed-up = 1 / step'. Removing a wait
 share w entirely bounds every estimate by 1 / (1 - w)."""
 
+import math
+
 from gpuprof.priors.step_model import (CPU_ONLY_COMPUTE_RELIEF, GPU_COMPUTE_RELIEF, ONE_NUMBER_SAVING_ENDS,
                                               SHIPPING_PER_BATCH, SHIPPING_RATE, STEP_SPREAD_BOUNDS)
 
@@ -16,6 +18,11 @@ from gpuprof.priors.step_model import (CPU_ONLY_COMPUTE_RELIEF, GPU_COMPUTE_RELI
 #: both sides pay it, the workers and the training process.
 SHIP_FIXED_S = SHIPPING_PER_BATCH.value
 SHIP_BYTES_PER_S = SHIPPING_RATE.value
+#: A guard against dividing by an empty step (or by a saving of all of it): nothing is taken below it.
+TINY = 1e-9
+#: Counting the producers a wait asks for, the compute part of a step is taken as at least this share
+#: (a loop that only waits asks for at most 20 times the producers it has).
+LEAST_COMPUTE_SHARE = 0.05
 
 
 def shipping_share(ev) -> float:
@@ -34,7 +41,7 @@ def more_capacity(ev, k: float, extra: float = 0.0) -> float:
     w = ev.wait_share or 0.0
     compute = 1.0 - w + extra
     producer = w if ev.inline_producer else 1.0
-    return 1.0 / max(compute, producer / max(k, 1e-9), 1e-9)
+    return 1.0 / max(compute, producer / max(k, TINY), TINY)
 
 
 def cheaper_producer(ev, k: float) -> float:
@@ -42,8 +49,8 @@ def cheaper_producer(ev, k: float) -> float:
     w = ev.wait_share or 0.0
     compute = 1.0 - w
     if ev.inline_producer:
-        return 1.0 / max(compute + w / max(k, 1e-9), 1e-9)
-    return 1.0 / max(compute, 1.0 / max(k, 1e-9), 1e-9)
+        return 1.0 / max(compute + w / max(k, TINY), TINY)
+    return 1.0 / max(compute, 1.0 / max(k, TINY), TINY)
 
 
 def cpu_budget(ev, extra_work: float = 0.0) -> float:
@@ -66,13 +73,13 @@ def cpu_budget(ev, extra_work: float = 0.0) -> float:
 
 def cheaper_share(share: float, saved_fraction: float) -> float:
     """Speed-up from saving `saved_fraction` of a part that takes `share` of the step."""
-    return 1.0 / max(1.0 - share * saved_fraction, 1e-9)
+    return 1.0 / max(1.0 - share * saved_fraction, TINY)
 
 
 def next_prime(n: int) -> int:
     n = max(int(n), 2)
     while True:
-        if all(n % d for d in range(2, int(n ** 0.5) + 1)):
+        if all(n % d for d in range(2, math.isqrt(n) + 1)):
             return n
         n += 1
 
@@ -104,8 +111,8 @@ def measured_spread(ev) -> float:
 
 def saving_scaled(speedup: float, factor: float) -> float:
     """The speed-up when the share of the step a fix saves is `factor` times what it was."""
-    saved = 1.0 - 1.0 / max(speedup, 1e-9)
-    return 1.0 / max(1.0 - saved * factor, 1e-9)
+    saved = 1.0 - 1.0 / max(speedup, TINY)
+    return 1.0 / max(1.0 - saved * factor, TINY)
 
 
 def estimate_range(ev, central: float, low: float = None, high: float = None, relieves_compute: bool = False):
@@ -120,10 +127,10 @@ def estimate_range(ev, central: float, low: float = None, high: float = None, re
         low = max(saving_scaled(central, ASSUMED_SAVING_LOW), central * ASSUMED_SAVING_LOW)
     low = min(low, central)
     low = saving_scaled(low, 1.0 - spread) if low >= 1.0 else low / (1.0 + spread)
-    remaining = 1.0 / max(high if high is not None else central, central, 1e-9)
+    remaining = 1.0 / max(high if high is not None else central, central, TINY)
     compute = min(max(1.0 - (ev.wait_share or 0.0), 0.0), remaining) if relieves_compute else 0.0
     rest = (remaining - compute) / (ASSUMED_SAVING_HIGH if high is None else 1.0)
     if relieves_compute:
         relief = COMPUTE_RELIEF_GPU if ev.gpu else COMPUTE_RELIEF_CPU_ONLY
         compute -= min(compute * (1.0 - relief), 1.0 - 1.0 / max(central, 1.0))
-    return low, (1.0 + spread) / max(rest + compute, 1e-9)
+    return low, (1.0 + spread) / max(rest + compute, TINY)

@@ -11,6 +11,10 @@ from gpuprof.analysis import bottlenecks
 
 #: GPUs from this compute capability run bf16 and TF32 on tensor cores (Ampere).
 AMPERE = (8, 0)
+#: GPUs from this compute capability run float16 on tensor cores (Volta).
+VOLTA = (7, 0)
+#: A model counts as float32 where at least this share of its parameters are.
+MOSTLY_FLOAT32 = 0.5
 #: CPU instructions that make bf16 matmuls faster than float32 ones.
 CPU_BF16 = ("avx512_bf16", "amx_bf16")
 
@@ -52,14 +56,14 @@ def fast_low_precision(ev, model: dict):
         cap = capability(model)
         if cap is None:
             return None
-        return "bfloat16" if cap >= AMPERE else "float16" if cap >= (7, 0) else None
+        return "bfloat16" if cap >= AMPERE else "float16" if cap >= VOLTA else None
     return "bfloat16" if any(flag in ev.cpu_flags for flag in CPU_BF16) else None
 
 
 def mostly_float32(model: dict) -> bool:
     dtypes = model.get("dtypes") or {}
     total = sum(dtypes.values())
-    return bool(total) and dtypes.get("float32", 0) / total >= 0.5
+    return bool(total) and dtypes.get("float32", 0) / total >= MOSTLY_FLOAT32
 
 
 def where(model: dict):

@@ -21,7 +21,7 @@ import math
 
 from gpuprof.advice import fixes
 from gpuprof.advice.fix import MIN_GAIN
-from gpuprof.advice.model import estimate_range
+from gpuprof.advice.model import TINY, estimate_range
 from gpuprof.advice.situation import INPUT, Situation
 from gpuprof.advice.wording import range_words
 from gpuprof.analysis import bottlenecks
@@ -158,6 +158,11 @@ def _by_trait_below(above: dict, item: dict) -> bool:
     return by_lead or by_prior
 
 
+#: A notable wait beside a compute verdict counts as at most this share of the step (the input made
+#: free then buys at most 20x).
+MOST_WAIT_SHARE = 0.95
+
+
 def _input_made_free(situation, verdict: dict):
     """Under a compute verdict, the speed-up of the input made free where the input still costs the
     step something, else None: the compute verdict's own figure where the producers take cores the
@@ -168,7 +173,7 @@ def _input_made_free(situation, verdict: dict):
     waited = next((f for f in situation.findings if f.get("bottleneck") in INPUT and f.get("share")), None)
     if waited is None:
         return None
-    return 1.0 / max(1.0 - min(waited["share"], 0.95), 1e-9)
+    return 1.0 / max(1.0 - min(waited["share"], MOST_WAIT_SHARE), TINY)
 
 
 def with_range(item: dict, low: float, high: float) -> dict:

@@ -11,6 +11,10 @@ from typing import Optional
 from gpuprof.advice import fixes
 from gpuprof.analysis import bottlenecks
 
+MIB = 2**20
+#: Batches in flight from this share of /dev/shm on are worth a warning.
+NEAR_FULL = 0.5
+
 
 def in_flight_bytes(loader: Optional[dict]):
     """Bytes of batches the DataLoader keeps in shared memory at once, or None."""
@@ -26,8 +30,8 @@ def shm_advice(shm: dict, loader: dict = None) -> list:
     need = in_flight_bytes(loader)
     why = "the batches in flight do not fit in /dev/shm"
     if need and shm.get("shm_bytes"):
-        why = (f"about {need / 2**20:.0f} MiB of batches sit in shared memory at once and /dev/shm holds "
-               f"{shm['shm_bytes'] / 2**20:.0f} MiB")
+        why = (f"about {need / MIB:.0f} MiB of batches sit in shared memory at once and /dev/shm holds "
+               f"{shm['shm_bytes'] / MIB:.0f} MiB")
     out = []
     for fix in fixes.SHARED_MEMORY:
         built = fix.build(shm, loader)
@@ -42,8 +46,8 @@ def shm_note(system: dict, loaders: list):
     limit = (system or {}).get("cpu_limit") or {}
     size = limit.get("shm_bytes")
     need = in_flight_bytes((loaders or [None])[0])
-    if not size or not need or need < 0.5 * size:
+    if not size or not need or need < NEAR_FULL * size:
         return None
-    return (f"shared memory is tight: about {need / 2**20:.0f} MiB of batches are in flight at once (workers x "
-            f"prefetch_factor) and /dev/shm holds {size / 2**20:.0f} MiB; a larger batch or more workers will fail "
+    return (f"shared memory is tight: about {need / MIB:.0f} MiB of batches are in flight at once (workers x "
+            f"prefetch_factor) and /dev/shm holds {size / MIB:.0f} MiB; a larger batch or more workers will fail "
             "with 'unable to allocate shared memory' (raise --shm-size, or use the 'file_system' sharing strategy)")

@@ -96,6 +96,15 @@ DRAFT_MODE_DECODE_SAVED = Prior(
              "estimate's (photo_decode: estimated 1.08-1.75x, measured 1.30x)",
     without_it="only the resize's saving is counted, and the fix reads smaller than it measured")
 
+DRAFT_MODE_MOST_SAVED = Prior(
+    id="decode-reduced-size.most-saved", kind="bound", value=0.9, unit="of a sample's making (CPU)",
+    source="chosen with the fix, 2026-11-25: whatever share the probe timed for decoding and resizing, a sample's "
+           "making keeps at least a tenth (reading the file, the program's other transforms); not measured",
+    used_for="decode-reduced-size: the most of a sample's CPU time the reduced decode and resize save, at every "
+             "end of the estimate (a sample at most 10x cheaper)",
+    without_it="where the timed decode and resize are nearly all of a sample's making, the sample looks nearly "
+               "free to make and the estimate has no bound")
+
 COLLATE_RESIDUAL = Prior(
     id="collate-once.residual", kind="assumed saving", low=0.03, value=0.13, high=0.3,
     unit="of the collate's time left once its work is done ahead",

@@ -1,6 +1,7 @@
 """Priors of the fixes to the model and its scale: the gains stated for fixes no run can estimate
-(they rank by them until `gpuprof try` measures them), and the assumed gains of a larger batch, of
-DistributedDataParallel and of activation checkpointing."""
+(they rank by them until `gpuprof try` measures them), the assumed gains of a larger batch and of
+DistributedDataParallel, and the memory the out-of-memory fixes free (activation checkpointing, an
+8-bit optimizer, bfloat16 activations, a halved batch)."""
 
 from gpuprof.priors.prior import Prior
 
@@ -140,5 +141,28 @@ CHECKPOINTED_ACTIVATIONS_FREED = Prior(
     source="assumed, 2026-11-23 (the fix's docstring: the largest blocks recomputed in backward, about a third "
            "more compute); not measured",
     used_for="activation-checkpointing after an out-of-memory death: the bytes it frees, which rank the memory "
+             "fixes",
+    without_it="the fix frees an unknown amount and ranks after every counted memory fix")
+
+EIGHT_BIT_STATE_FREED = Prior(
+    id="8bit-optimizer.state-freed", kind="assumed saving", value=0.75, unit="of the optimizer state",
+    source="reasoned since the fix was written, 2026-11-22: bitsandbytes' 8-bit optimizers keep each state value in "
+           "one byte where float32 takes four (their quantisation constants left out); not measured",
+    used_for="8bit-optimizer after an out-of-memory death: the bytes it frees, which rank the memory fixes",
+    without_it="the fix frees an unknown amount and ranks after every counted memory fix")
+
+BF16_ACTIVATIONS_FREED = Prior(
+    id="mixed-precision-memory.activations-freed", kind="assumed saving", value=0.5, unit="of the activations",
+    source="reasoned since the fix was written, 2026-11-22: activations saved for backward in bfloat16 take two "
+           "bytes where float32 takes four (autocast keeps norms, softmax and losses in float32, which free less); "
+           "not measured",
+    used_for="mixed-precision-memory after an out-of-memory death: the bytes it frees, which rank the memory fixes",
+    without_it="the fix frees an unknown amount and ranks after every counted memory fix")
+
+HALVED_BATCH_ACTIVATIONS_FREED = Prior(
+    id="smaller-batch-accumulate.activations-freed", kind="assumed saving", value=0.5, unit="of the activations",
+    source="reasoned since the fix was written, 2026-11-22: the activations kept for backward grow with the batch, "
+           "so half the batch keeps about half of them; not measured",
+    used_for="smaller-batch-accumulate after an out-of-memory death: the bytes it frees, which rank the memory "
              "fixes",
     without_it="the fix frees an unknown amount and ranks after every counted memory fix")

@@ -24,6 +24,22 @@ ALLOWED = {
     ("gpuprof/advice/fixes/decode_reduced_size.py", "DOMINANT"): "when the fix is offered, not what it saves",
     ("gpuprof/advice/fixes/spawned_worker_imports.py", "SLOW_START_S"): "when the fix is offered (a slow start)",
     ("gpuprof/advice/fixes/num_workers.py", "WORKER_MEMORY_SHARE"): "a policy: the memory workers may take",
+    ("gpuprof/advice/model.py", "TINY"): "a numerical guard against dividing by an empty step",
+    ("gpuprof/advice/model.py", "LEAST_COMPUTE_SHARE"): "a numerical guard: the producers a wait asks for stay finite",
+    ("gpuprof/advice/math_modes.py", "FLOPS_PER_TFLOP"): "a unit",
+    ("gpuprof/advice/math_modes.py", "SQUARE_ROOT"): "a definition: the central estimate is the geometric middle",
+    ("gpuprof/advice/math_modes.py", "LEAST_SHARE_NAMED"): "a wording threshold: the families named",
+    ("gpuprof/advice/math_modes.py", "TENTHS_BELOW_S"): "a wording threshold: the digits a time is written with",
+    ("gpuprof/advice/fixes/ddp_no_sync.py", "SEVERAL_SYNCS"): "a rounding threshold: more than one all-reduce a step",
+    ("gpuprof/advice/fixes/gpu_staging.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
+    ("gpuprof/advice/fixes/larger_batch.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
+    ("gpuprof/advice/fixes/hdf5_chunk_cache.py", "MOST_OPENING_SHARE"): "a numerical guard: the reads keep a share",
+    ("gpuprof/advice/fixes/num_workers.py", "MEASURABLE_PRODUCER_CORES"): "a numerical guard against tiny divisors",
+    ("gpuprof/advice/fixes/num_workers.py", "SHIPPING_NAMED_FROM"): "a wording threshold: when shipping is named",
+    ("gpuprof/advice/fixes/persistent_workers.py", "LEAST_GAIN"): "a definition: the least estimate worth showing",
+    ("gpuprof/advice/fixes/pin_memory.py", "MOSTLY_PAGEABLE"): "when the fix is offered, not what it saves",
+    ("gpuprof/advice/fixes/tf32.py", "LEAST_HIGH_END"): "when the fix is offered, not what it saves",
+    ("gpuprof/advice/fixes/training_threads.py", "WHOLE_CORES_SLACK"): "a numerical guard: float sums of cores",
 }
 
 

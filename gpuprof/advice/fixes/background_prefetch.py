@@ -6,8 +6,12 @@ Waiting releases the GIL, so n threads wait side by side: the step becomes max(c
 import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.model import LEAST_COMPUTE_SHARE, TINY
 from gpuprof.analysis.evidence import HANDWRITTEN
 from gpuprof.analysis import bottlenecks
+
+#: The most threads proposed, however long the wait (the fewest: 2).
+MOST_THREADS = 8
 
 
 def build(ev, s):
@@ -15,8 +19,8 @@ def build(ev, s):
             ev.wait_source not in HANDWRITTEN:
         return None
     w = ev.wait_share or 0.0
-    threads = min(8, max(2, math.ceil(w / max(1 - w, 0.05))))
-    gain = 1.0 / max(1 - w, w / threads, 1e-9)
+    threads = min(MOST_THREADS, max(2, math.ceil(w / max(1 - w, LEAST_COMPUTE_SHARE))))
+    gain = 1.0 / max(1 - w, w / threads, TINY)
     if gain < MIN_GAIN:
         return None
     return {

@@ -13,6 +13,7 @@ producers' work also gives compute the cores it frees, which the step model alon
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.loader_terms import where
+from gpuprof.advice.model import TINY
 from gpuprof.priors.input_fixes import CACHED_SAMPLE_COST
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
@@ -21,6 +22,10 @@ from gpuprof.analysis.batch_parts import collate_dominates
 #: How many times cheaper a cached sample is than one made from scratch: central, pessimistic, optimistic.
 CHEAPER = CACHED_SAMPLE_COST.value
 CHEAPER_LOW, CHEAPER_HIGH = CACHED_SAMPLE_COST.ends()
+#: The random steps named in the words before the rest are counted ("and 2 more").
+RANDOM_NAMED = 3
+#: The deterministic steps named in the words.
+DETERMINISTIC_NAMED = 4
 
 
 def freed_cores_gain(ev, k: float) -> float:
@@ -35,7 +40,7 @@ def freed_cores_gain(ev, k: float) -> float:
     if producers >= cores:
         return 1.0
     compute = (1.0 - ev.wait_share) * (cores - producers) / (cores - producers / k)
-    return 1.0 / max(compute, 1.0 / k, 1e-9)
+    return 1.0 / max(compute, 1.0 / k, TINY)
 
 
 def _gain(ev, s, k: float) -> float:
@@ -85,9 +90,10 @@ def checked(ev) -> str:
 
 def deterministic_part_only(ev, s, random: list) -> dict:
     """Offer caching the deterministic part alone, not estimated, naming what must stay online."""
-    kept = ", ".join(random[:3]) + (f" and {len(random) - 3} more" if len(random) > 3 else "")
+    kept = ", ".join(random[:RANDOM_NAMED]) + (f" and {len(random) - RANDOM_NAMED} more"
+                                              if len(random) > RANDOM_NAMED else "")
     steady = ((ev.loader or {}).get("augmentation") or {}).get("deterministic") or []
-    part = f" ({', '.join(steady[:4])})" if steady else \
+    part = f" ({', '.join(steady[:DETERMINISTIC_NAMED])})" if steady else \
         " (decoding, resizing, conversions before the first random call)"
     return {"estimated_speedup": None, "prior": MIN_GAIN, "where": where(ev),
             "detail": f"cache only the deterministic part of each sample{part}, once, and keep the random "

@@ -7,12 +7,15 @@ from gpuprof.advice.loader_terms import where
 from gpuprof.advice.model import cheaper_producer
 from gpuprof.analysis import bottlenecks
 
+#: The most requests proposed in flight at once for a batch.
+MOST_IN_FLIGHT = 8
+
 
 def build(ev, s):
     if s.input_kind != bottlenecks.INPUT_LATENCY.id or not ev.loader or ev.wait_source != "dataloader":
         return None
     batch = ev.loader.get("batch_size") or 1
-    in_flight = min(batch, 8)
+    in_flight = min(batch, MOST_IN_FLIGHT)
     if in_flight < 2:
         return None
     gain = cheaper_producer(ev, in_flight)

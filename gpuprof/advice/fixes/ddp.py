@@ -19,12 +19,15 @@ SNIPPET = ("torch.distributed.init_process_group('nccl'); local_rank = int(os.en
            "loader = DataLoader(dataset, sampler=DistributedSampler(dataset), ...)   # each rank its shard\n"
            f"# launch: {LAUNCH}")
 
+#: The figures read per GPU: index, utilisation, peak memory, SM activity.
+GPU_FIGURES = 4
+
 
 def gpu0_load(figures) -> str:
     """GPU 0 against the others (DataParallel gathers there): the time a kernel ran (NVML utilisation),
     SM activity where GPM gives it, and memory, when measured. `figures`: (index, utilisation, peak
     memory[, SM activity]) per GPU."""
-    figures = [tuple(f) + (None,) * (4 - len(f)) for f in figures]
+    figures = [tuple(f) + (None,) * (GPU_FIGURES - len(f)) for f in figures]
     first = [f for f in figures if f[0] == 0]
     rest = [f for f in figures if f[0] != 0]
     if not first or not rest:

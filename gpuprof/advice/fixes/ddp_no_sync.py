@@ -10,16 +10,19 @@ that keep training the same."""
 from gpuprof.advice.fix import Fix
 from gpuprof.advice.flag_terms import ACCUMULATION, command_first
 from gpuprof.advice.framework_terms import framework_first
+from gpuprof.advice.model import TINY
 from gpuprof.analysis import bottlenecks
 
 ACCUMULATE = 4      # micro-batches per optimizer step, offered where the program steps after each batch
+#: All-reduces per optimizer step from which the program accumulates (they round to 2 or more).
+SEVERAL_SYNCS = 1.5
 
 
 def accumulated(ev):
     """The micro-batches per optimizer step the program already accumulates, each with its own
     all-reduce, or None (one all-reduce per step, or not known)."""
     syncs = ev.ddp_syncs_per_step
-    if syncs is None or syncs < 1.5:
+    if syncs is None or syncs < SEVERAL_SYNCS:
         return None
     return int(round(syncs))
 
@@ -30,7 +33,7 @@ def _advice(ev, s):
     share = s.share
     already = accumulated(ev)
     k = already or ACCUMULATE
-    gain = 1.0 / max(1.0 - share * (k - 1) / k, 1e-9)
+    gain = 1.0 / max(1.0 - share * (k - 1) / k, TINY)
     skipped = f"{k - 1} of every {k} all-reduces go, so a step is up to {gain:.2f}x faster"
     if already:
         return {"estimated_speedup": gain, "where": None,

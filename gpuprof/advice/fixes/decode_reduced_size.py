@@ -15,7 +15,7 @@ upsampling and colour conversion), its ends the estimate's."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.loader_terms import where
-from gpuprof.priors.input_fixes import DRAFT_MODE_DECODE_SAVED
+from gpuprof.priors.input_fixes import DRAFT_MODE_DECODE_SAVED, DRAFT_MODE_MOST_SAVED
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.augmentation import random_parts
 from gpuprof.analysis.image_sizes import decode_share, reduction
@@ -25,18 +25,22 @@ DOMINANT = 0.3          # decode and resize at least this share of the producers
 #: The share of the decode's time draft mode saves at each scale: (low, central, high); smoother
 #: photos save more, since entropy decoding is the part draft mode leaves.
 DECODE_SAVED = DRAFT_MODE_DECODE_SAVED.value
+#: The most of a sample's making (CPU) the reduced decode and resize save: a sample at most 10x cheaper.
+MOST_SAVED = DRAFT_MODE_MOST_SAVED.value
+#: The reductions JPEG's draft mode offers, largest first (1: none).
+DRAFT_SCALES = (8, 4, 2, 1)
 
 
 def draft_scale(ratio: float) -> int:
     """The decoder's reduction draft mode picks: the largest of 8, 4, 2 no larger than the ratio."""
-    return next(scale for scale in (8, 4, 2, 1) if ratio >= scale)
+    return next(scale for scale in DRAFT_SCALES if ratio >= scale)
 
 
 def producer_saving(images: dict, per_sample_s: float, scale: int, end: int) -> float:
     """The share of a sample's making (CPU) saved at `scale` (end 0 low, 1 central, 2 high)."""
     resize_saved = 1.0 - 1.0 / (scale * scale)
     saved = images["decode_s"] * DECODE_SAVED[scale][end] + images["resize_s"] * resize_saved
-    return min(saved / per_sample_s, 0.9)
+    return min(saved / per_sample_s, MOST_SAVED)
 
 
 def build(ev, s):

@@ -7,9 +7,10 @@ the training steps are not touched."""
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.framework_terms import framework_of
+from gpuprof.advice.model import TINY
 from gpuprof.analysis import bottlenecks
 
-MAX_WORKERS = 4
+MAX_WORKERS = 4     # the most workers proposed for the evaluation's loader
 
 
 def build(ev, s):
@@ -25,7 +26,7 @@ def build(ev, s):
     if workers < 2:
         return None
     saved = evaluation["wait_s"] * (1.0 - 1.0 / workers)
-    gain = ev.window_s / max(ev.window_s - saved, 1e-9)
+    gain = ev.window_s / max(ev.window_s - saved, TINY)
     if gain < MIN_GAIN:
         return None
     where = own_input.get("where")

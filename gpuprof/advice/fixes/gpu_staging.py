@@ -10,11 +10,14 @@ from gpuprof.priors.input_fixes import STAGED_ON_GPU
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
 
+#: Offered only where at least this share of the GPU's memory is free (or the share is unknown).
+LEAST_FREE_MEMORY = 0.3
+
 
 def build(ev, s):
     if s.input_kind is None and s.bottleneck != bottlenecks.TRANSFER_H2D.id:
         return None
-    if ev.gpu_mem_free_share is not None and ev.gpu_mem_free_share < 0.3:
+    if ev.gpu_mem_free_share is not None and ev.gpu_mem_free_share < LEAST_FREE_MEMORY:
         return None
     if s.bottleneck == bottlenecks.TRANSFER_H2D.id:
         gain = cheaper_share(ev.copy_share or 0.0, STAGED_COPY_SAVED.value)

@@ -12,9 +12,15 @@ goes with a kept handle, and the rest of making a sample stays (the batch at mos
 import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.model import next_prime
+from gpuprof.advice.model import TINY, next_prime
 from gpuprof.priors.input_fixes import CHUNK_CACHE_MOST
 from gpuprof.analysis import bottlenecks
+
+#: Opening the file counts as at most this share of making a batch (the reads keep the rest).
+MOST_OPENING_SHARE = 0.95
+#: The largest chunk cache proposed (1 GiB); a cache is proposed in whole MiB.
+MOST_CACHE_BYTES = 1 << 30
+MIB = 1 << 20
 
 
 def build(ev, s):
@@ -42,14 +48,14 @@ def build(ev, s):
     # the reads get cheaper by the hits the cache adds over those it gives now; the rest of making a
     # sample stays as it is.
     wall = ((ev.loader or {}).get("producer") or {}).get("wall_s")
-    opening = min((worst.get("open_s") or 0.0) / wall, 0.95) if keep_handle and wall else 0.0
+    opening = min((worst.get("open_s") or 0.0) / wall, MOST_OPENING_SHARE) if keep_handle and wall else 0.0
     reads = _read_shares(bad, wall, opening)
     after = 1.0 - opening - sum(reads.values())
     for d in bad:
         now = hit_rate(current, d, random_order, kept=not d.get("reopened_per_read"))
         later = hit_rate(cache_after, d, random_order, kept=True)
         after += reads[id(d)] * _miss_cost(d["read_amplification"], later) / _miss_cost(d["read_amplification"], now)
-    cheaper = 1.0 / max(after, 1e-9)
+    cheaper = 1.0 / max(after, TINY)
     gain = s.cheaper_input(ev, min(cheaper, CHUNK_CACHE_MOST.value))
     if gain < MIN_GAIN:
         return None
@@ -108,7 +114,7 @@ def _read_shares(bad: list, wall, opening: float) -> dict:
     as the worst data set's reads, as estimates were made then."""
     timed = {id(d): d["read_s"] / wall for d in bad if d.get("read_s") is not None} if wall else {}
     if wall and len(timed) == len(bad):
-        scale = min(1.0, (1.0 - opening) / max(sum(timed.values()), 1e-9))
+        scale = min(1.0, (1.0 - opening) / max(sum(timed.values()), TINY))
         return {key: share * scale for key, share in timed.items()}
     worst = max(bad, key=lambda d: d["read_amplification"])
     return {id(d): (1.0 - opening if d is worst else 0.0) for d in bad}
@@ -118,8 +124,8 @@ def _cache_size(worst: dict, chunk: int, batch: int, random_order: bool) -> tupl
     """(bytes, slots) for a cache that holds the chunks one batch's reads touch, in whole MiB."""
     per_read = max(1, round((worst.get("chunks_touched") or 1) / max(worst.get("reads") or 1, 1)))
     in_use = per_read * (batch if random_order else 1)
-    nbytes = min(max(chunk * in_use, 2 * chunk), 1 << 30)
-    nbytes = int(math.ceil(nbytes / (1 << 20)) * (1 << 20))
+    nbytes = min(max(chunk * in_use, 2 * chunk), MOST_CACHE_BYTES)
+    nbytes = int(math.ceil(nbytes / MIB) * MIB)
     nslots = max(next_prime(100 * max(1, nbytes // chunk)), worst.get("rdcc_nslots") or 0)
     return nbytes, nslots
 

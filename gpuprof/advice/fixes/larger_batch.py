@@ -10,11 +10,14 @@ from gpuprof.advice.model import cheaper_share
 from gpuprof.priors.model_fixes import LARGER_BATCH_COMPUTE_GAIN, LARGER_BATCH_OVERHEAD_SAVED
 from gpuprof.analysis import bottlenecks
 
+#: Offered only where at least this share of the GPU's memory is free.
+LEAST_FREE_MEMORY = 0.4
+
 
 def build(ev, s):
     if s.bottleneck not in (bottlenecks.COMPUTE.id, bottlenecks.HOST_OVERHEAD.id):
         return None
-    if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < 0.4:
+    if ev.gpu_mem_free_share is None or ev.gpu_mem_free_share < LEAST_FREE_MEMORY:
         return None
     share = s.share or 0.0
     gain = cheaper_share(share, LARGER_BATCH_OVERHEAD_SAVED.value) if s.bottleneck == bottlenecks.HOST_OVERHEAD.id \

@@ -7,11 +7,14 @@ from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
 from gpuprof.analysis.evidence import HANDWRITTEN
 from gpuprof.analysis import bottlenecks
 
+#: The most workers proposed (the fewest: 2).
+MOST_WORKERS = 4
+
 
 def build(ev, s):
     if s.input_kind != bottlenecks.INPUT_CPU.id or ev.wait_source not in HANDWRITTEN:
         return None
-    workers = max(2, min(ev.cpu_count, 4))
+    workers = max(2, min(ev.cpu_count, MOST_WORKERS))
     k = min(workers, max(ev.cpu_count - 1, 1))
     ship = shipping_share(ev)          # batches made in workers cross between processes, both sides pay
     gain = min(more_capacity(ev, k, extra=ship), cpu_budget(ev, extra_work=2 * ship))

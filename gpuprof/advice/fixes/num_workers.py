@@ -11,7 +11,7 @@ import math
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
 from gpuprof.advice.flag_terms import WORKERS, command_first
 from gpuprof.advice.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
-from gpuprof.advice.model import cpu_budget, more_capacity, shipping_share
+from gpuprof.advice.model import LEAST_COMPUTE_SHARE, cpu_budget, more_capacity, shipping_share
 from gpuprof.priors.input_fixes import CPU_ONLY_WORKER_RATE, PARALLEL_READS, WAITING_WORKERS_PER_CORE
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
@@ -24,7 +24,18 @@ DISK_PARALLELISM_ENDS = (PARALLEL_READS.low, PARALLEL_READS.high)
 # Waiting workers need no CPU, but each one's batches are unpickled by the main process.
 LATENCY_WORKERS_PER_CORE = WAITING_WORKERS_PER_CORE.value
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files
+FDS_KEPT = 64                     # open files left to the training process itself
 WORKER_MEMORY_SHARE = 0.5         # workers may take at most half the memory the machine had available
+LEAST_PROPOSED = 4                # the fewest workers proposed for reads or waits
+DISK_MOST = 16                    # the most proposed for a disk
+#: Producers below this many cores are too small a measure to scale the free cores by.
+MEASURABLE_PRODUCER_CORES = 0.05
+#: Shipping batches between processes is named in the words from this share of a step on.
+SHIPPING_NAMED_FROM = 0.02
+#: Workers for a user who names the fix where the run advised none: the job's cores, at most this.
+UNADVISED_MOST = 4
+GIB = 2**30
+MIB = 2**20
 
 
 def worker_limit(ev):
@@ -32,10 +43,10 @@ def worker_limit(ev):
     limits = []
     if ev.process_rss and ev.memory_available:
         limits.append((int(WORKER_MEMORY_SHARE * ev.memory_available // ev.process_rss),
-                       f"memory: {ev.memory_available / 2**30:.1f} GiB available and up to "
-                       f"{ev.process_rss / 2**20:.0f} MiB per process of the job"))
+                       f"memory: {ev.memory_available / GIB:.1f} GiB available and up to "
+                       f"{ev.process_rss / MIB:.0f} MiB per process of the job"))
     if ev.open_files_limit:
-        limits.append((max((ev.open_files_limit - 64) // FDS_PER_WORKER, 1),
+        limits.append((max((ev.open_files_limit - FDS_KEPT) // FDS_PER_WORKER, 1),
                        f"open files: the limit is {ev.open_files_limit} and each worker holds about {FDS_PER_WORKER}"))
     return min(limits) if limits else (None, None)
 
@@ -102,7 +113,8 @@ def proposed_workers(ev, kind: str, n: int, w: float):
     """(how many workers to propose, what limits that number, how much faster the cores free for
     producers let batches come (input.cpu only)), or None where workers could not overlap with the
     training at all."""
-    need = (w / max(1 - w, 0.05)) if ev.inline_producer else max(n, 1) / max(1 - w, 0.05)
+    need = (w / max(1 - w, LEAST_COMPUTE_SHARE)) if ev.inline_producer else \
+        max(n, 1) / max(1 - w, LEAST_COMPUTE_SHARE)
     headroom = None
     if kind == bottlenecks.INPUT_CPU.id:
         proposal = cpu_bound_workers(ev, n, w, need)
@@ -110,11 +122,11 @@ def proposed_workers(ev, kind: str, n: int, w: float):
             return None
         suggested, limit, headroom = proposal
     elif kind == bottlenecks.INPUT_DISK.id:
-        suggested = min(max(4, 2 * n), 16)
+        suggested = min(max(LEAST_PROPOSED, 2 * n), DISK_MOST)
         limit = "parallel reads keep the disk's queue full"
     else:
         cap = LATENCY_WORKERS_PER_CORE * ev.cpu_count
-        suggested = min(cap, max(4, 2 * n, math.ceil(need) + 1))
+        suggested = min(cap, max(LEAST_PROPOSED, 2 * n, math.ceil(need) + 1))
         limit = (f"waiting workers need little CPU, but at most {LATENCY_WORKERS_PER_CORE} per core "
                  f"({cap} here): beyond that, starting them and unpickling their batches eat the gain")
     most, why_most = worker_limit(ev)
@@ -136,7 +148,7 @@ def cpu_bound_workers(ev, n: int, w: float, need: float):
             return None     # workers would only take turns with the training on the cores left: no overlap
     else:
         available = producer_cores + ev.cores_free
-    headroom = available / producer_cores if producer_cores > 0.05 else suggested
+    headroom = available / producer_cores if producer_cores > MEASURABLE_PRODUCER_CORES else suggested
     return suggested, f"{available:.1f} of {ev.cpu_count} cores free for producers", headroom
 
 
@@ -183,7 +195,7 @@ def step_gain(ev, k: float, ship: float, w: float):
 
 def shipped_words(ev, ship: float) -> str:
     """What sending each batch between processes costs, where it is worth saying."""
-    if ship < 0.02:
+    if ship < SHIPPING_NAMED_FROM:
         return ""
     return (f"; each batch then crosses between processes (about {ship * ev.window_s / ev.measured_steps * 1e3:.1f} "
             f"ms, {ship:.0%} of a step today, in the training process and as much in the workers)")
@@ -195,7 +207,7 @@ FIX = Fix(id="num-workers", title="Make batches in more DataLoader worker proces
 
 
 def unadvised_workers(report: dict) -> int:
-    """Workers for a user who names the fix where the run advised none: the job's cores, at most 4
-    (a count the run's figures did not choose; try measures it)."""
+    """Workers for a user who names the fix where the run advised none: the job's cores, at most
+    UNADVISED_MOST (a count the run's figures did not choose; try measures it)."""
     cores = (report.get("system") or {}).get("cpu_count") or 2
-    return max(1, min(int(cores), 4))
+    return max(1, min(int(cores), UNADVISED_MOST))

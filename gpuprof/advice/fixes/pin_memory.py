@@ -9,6 +9,9 @@ from gpuprof.advice.model import cheaper_share
 from gpuprof.priors.copy_fixes import PINNED_COPY_SAVED
 from gpuprof.analysis import bottlenecks
 
+#: Offered where at least this share of the copied bytes came from pageable memory.
+MOSTLY_PAGEABLE = 0.5
+
 
 def pageable_share(ev) -> float:
     copies = ev.copies
@@ -16,7 +19,7 @@ def pageable_share(ev) -> float:
 
 
 def build(ev, s):
-    if not ev.copy_share or pageable_share(ev) < 0.5:
+    if not ev.copy_share or pageable_share(ev) < MOSTLY_PAGEABLE:
         return None
     gain = cheaper_share(ev.copy_share, PINNED_COPY_SAVED.value)
     if gain < MIN_GAIN:

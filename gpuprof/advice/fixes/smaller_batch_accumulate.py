@@ -1,15 +1,17 @@
 """smaller-batch-accumulate: halve the batch and accumulate gradients over two micro-batches: the
-same effective batch with about half the activation memory."""
+same effective batch with about half the activation memory (prior
+smaller-batch-accumulate.activations-freed)."""
 
 from gpuprof.advice.fix import MemoryFix
 from gpuprof.advice.flag_terms import ACCUMULATION, BATCH, command_first
 from gpuprof.advice.framework_terms import HALVED_ACCUMULATED, setting
+from gpuprof.priors.model_fixes import HALVED_BATCH_ACTIVATIONS_FREED
 
 
 def build(facts):
     size = facts.batch_size
     batch = f"{size} -> {max(size // 2, 1)}" if size else "halved"
-    return {"frees": facts.activations * 0.5 if facts.activations else None,
+    return {"frees": facts.activations * HALVED_BATCH_ACTIVATIONS_FREED.value if facts.activations else None,
             "detail": f"batch_size {batch} with 2 micro-batches per optimizer step: the same effective batch, about "
                       "half the activation memory",
             "snippet": in_users_terms(facts, "for i, (x, y) in enumerate(loader):            # batch_size halved\n"

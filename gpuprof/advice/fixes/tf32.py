@@ -12,6 +12,9 @@ from gpuprof.advice.model_terms import AMPERE, capability, compute_model, mostly
 from gpuprof.priors.model_fixes import TF32_PRIOR
 from gpuprof.analysis import bottlenecks
 
+#: Not offered where the counted step's estimate is below this even at its high end.
+LEAST_HIGH_END = 1.03
+
 PRIOR = TF32_PRIOR.value
 
 
@@ -31,7 +34,7 @@ def build(ev, s):
         setting = "torch.set_float32_matmul_precision('high')"
         snippet = f"{setting}   # once, at start-up\ntorch.backends.cudnn.allow_tf32 = True"
     figures, words = math_modes.estimate(ev, "TF32", model)
-    if figures is not None and figures[2] < 1.03:
+    if figures is not None and figures[2] < LEAST_HIGH_END:
         return None         # the counted step's float32 matmuls are too few to matter (cuDNN's convolutions are TF32)
     today = f"a compute capability {cap[0]}.{cap[1]} GPU runs float32 matmuls at full precision today; "
     built = {"estimated_speedup": None, "prior": PRIOR, "where": None,

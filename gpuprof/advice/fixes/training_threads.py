@@ -35,9 +35,13 @@ inside the optimistic end's 16x and above every-wait-gone's 4x; examples/photo_d
 import math
 
 from gpuprof.advice.fix import MIN_GAIN, Fix, pct
+from gpuprof.advice.model import TINY
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.evidence import TRAINING_QUEUED, gather
+
+#: What a sum of core counts may fall short of a whole one by (1.9999999999 cores left are 2).
+WHOLE_CORES_SLACK = 1e-9
 
 
 
@@ -58,7 +62,7 @@ def threads_for(ev):
     """(today's intra-op threads, the count that fits the cores left), or None when the pool already
     fits."""
     today = ev.intra_op_threads
-    target = max(1, math.floor(cores_left(ev) + 1e-9))
+    target = max(1, math.floor(cores_left(ev) + WHOLE_CORES_SLACK))
     if today <= target:
         return None
     return today, target
@@ -102,8 +106,8 @@ def build(ev, s):
         return None
     today, target = fitted
     w = outside_training(ev)
-    low = 1.0 / max(w + compute_after(ev, target), 1e-9)
-    high = max(1.0 / max(w + none_held_up(ev, today), 1e-9), low)
+    low = 1.0 / max(w + compute_after(ev, target), TINY)
+    high = max(1.0 / max(w + none_held_up(ev, today), TINY), low)
     gain = math.sqrt(low * high)
     if gain < MIN_GAIN:
         return None

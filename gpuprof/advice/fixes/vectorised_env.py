@@ -15,7 +15,7 @@ import math
 
 from gpuprof.advice.env_terms import SB3, env_finding, env_id, env_name, env_share, library
 from gpuprof.advice.fix import MIN_GAIN, Fix
-from gpuprof.advice.model import cheaper_share
+from gpuprof.advice.model import TINY, cheaper_share
 from gpuprof.priors.rollout_fixes import ENV_GARBAGE
 from gpuprof.analysis import bottlenecks
 
@@ -44,7 +44,7 @@ def build(ev, s):
                    "sub-envs\n# with numpy as a gymnasium.vector.VectorEnv, or move its physics to compiled code")
         detail = f"{env_name(env)}: a faster step, or one step computed for every sub-env at once"
     return {
-        "estimated_speedup": gain, "estimate_high": 1.0 / max((1.0 - share) * (1.0 - GARBAGE_SHARE), 1e-9),
+        "estimated_speedup": gain, "estimate_high": 1.0 / max((1.0 - share) * (1.0 - GARBAGE_SHARE), TINY),
         "where": (env.get("make_where") if library(env) == SB3 else None) or env.get("where"),
         "detail": detail, "snippet": snippet,
         "why": (f"env steps take {share:.0%} of the training time: made free, about "
