@@ -118,8 +118,8 @@ def classify_training(thread: dict, cwd=None) -> dict:
     the DataLoader loop lines by share, and the in-process sampler's counts (for host_time)."""
     total = 0
     split = dict.fromkeys(SPLIT, 0)
-    loops = {}
-    host_counts = {}
+    loops: dict = {}
+    host_counts: dict = {}
     for stack in thread.get("stacks") or []:
         n = stack.get("n") or 0
         frames = [parse_frame(f) for f in stack.get("frames") or []]
@@ -152,7 +152,7 @@ def classify_worker(thread: dict, cwd=None) -> dict:
     over); the hottest places it was busy at; and the user's line that started its iterator, when
     a forked worker's stack still shows it."""
     split = {"reading": 0, "computing": 0, "idle": 0}
-    hot = {}
+    hot: dict = {}
     started_at = None
     total = 0
     for stack in thread.get("stacks") or []:

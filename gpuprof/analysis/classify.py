@@ -35,8 +35,7 @@ def _judge_steps(sections: dict, nothing_to_judge: str = None) -> dict:
     if nothing_to_judge:
         return {"verdict": no_verdict(nothing_to_judge), "findings": [], "evidence": ev}
     if not (ev.steps or ev.attached) or ev.wait_share is None:
-        verdict = _sampler_only(ev, sections)
-        return {"verdict": verdict, "findings": [], "evidence": ev}
+        return {"verdict": _sampler_only(ev, sections), "findings": [], "evidence": ev}
     findings = [f for f in (rule(ev) for rule in bottlenecks.rules()) if f is not None]
     if any(f.evidence.get("contended") for f in findings):
         # One input.cpu finding: the contended one says what the input costs (CPU, and its wait).

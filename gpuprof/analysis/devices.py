@@ -21,7 +21,7 @@ def analyse_devices(groups: list) -> list:
     CUDA index then UUID. `ranks[i]` is the rank of `pids[i]` (None for a process without one);
     `cuda_index` is the index the first process to note the device gave it, `cuda_indices` every
     index processes gave it (CUDA_VISIBLE_DEVICES differs between ranks)."""
-    found = {}
+    found: dict = {}
     for events in groups:
         process = _process(events)
         pid = process["pid"]

@@ -50,7 +50,7 @@ def counted_step(flops_events: list, steps: dict):
     their dtype, the ops it dispatched, its device, the wall time the ops with a FLOP formula took in a
     later, settled iteration (`seconds_by_op`, on a CPU), and the step time they share; None uncounted."""
     event = _stepping(flops_events, steps)
-    timed = next((e for e in _of_steps(flops_events, steps) if e.get("op_times")), {})
+    timed: dict = next((e for e in _of_steps(flops_events, steps) if e.get("op_times")), {})
     if not event.get("flops") and not timed.get("seconds_by_op"):
         return None
     return {"by_op": event.get("by_op") or {}, "dtype": _main_dtype(event), "ops": event.get("ops"),
@@ -102,22 +102,22 @@ def per_token_convention(shape):
 
 
 def _main_dtype(event: dict) -> str:
-    by_dtype = event.get("by_dtype") or {}
-    return max(by_dtype, key=by_dtype.get) if by_dtype else "float32"
+    by_dtype: dict = event.get("by_dtype") or {}
+    return max(by_dtype, key=lambda d: by_dtype[d]) if by_dtype else "float32"
 
 
 #: Convolutions' ops in the FLOP count (`counted.by_op`): cuDNN's math mode is their own.
 CONV_OPS = {"convolution", "convolution_backward", "_convolution", "cudnn_convolution", "conv2d", "conv1d", "conv3d"}
 
 
-def math_modes(by_op: dict, dtype: str, model: dict, device) -> dict:
+def math_modes(by_op: dict | None, dtype: str, model: dict | None, device) -> dict:
     """{peak key: counted FLOPs} by the math mode each op ran in. A float32 model on a GPU runs its
     convolutions in TF32 when cuDNN allows it (`torch.backends.cudnn.allow_tf32`, on by default) and
     its matmuls in TF32 only when torch allows that (off by default): a float32 conv net's peak is
     TF32's, not FP32's (on an H200 its MFU read 123% of the FP32 peak)."""
     flags = (model or {}).get("flags") or {}
     cuda = str(device or "").startswith("cuda")
-    modes = {}
+    modes: dict = {}
     for op, flops in (by_op or {}).items():
         conv = op in CONV_OPS
         tf32 = cuda and bool(flags.get("cudnn_allow_tf32", True) if conv else flags.get("allow_tf32"))
@@ -126,7 +126,7 @@ def math_modes(by_op: dict, dtype: str, model: dict, device) -> dict:
     return {key: flops for key, flops in modes.items() if flops}
 
 
-def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device, by_op: dict = None) -> dict:
+def resolve_peak(settled, job_gpus: list, dtype: str, model: dict | None, device, by_op: dict = None) -> dict:
     """The peak the run settled (the user's, or one measured in the same math mode), else the
     data-sheet table's for the job's GPU, else unknown; always with its source and the dtype it is
     for. Where the counted ops ran in several math modes (a float32 model's TF32 convolutions beside
@@ -135,7 +135,7 @@ def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device, by_op
     cuda = str(device or "").startswith("cuda")
     modes = math_modes(by_op, dtype, model, device)
     tf32 = bool(((model or {}).get("flags") or {}).get("allow_tf32")) and cuda
-    key = max(modes, key=modes.get) if modes else dtype_key(dtype, tf32)
+    key = max(modes, key=lambda m: modes[m]) if modes else dtype_key(dtype, tf32)
     if isinstance(settled, dict) and settled.get("tflops"):
         given = str(settled.get("source") or "").startswith("given")
         if given or (len(modes) <= 1 and (settled.get("dtype") or key) == key):
@@ -151,9 +151,9 @@ def resolve_peak(settled, job_gpus: list, dtype: str, model: dict, device, by_op
                                   sorted(modes.items(), key=lambda item: -item[1]))
                 return {"tflops": round(sum(modes.values()) / seconds, 1), "dtype": key,
                         "source": f"{label} dense, by math mode over the counted FLOPs ({parts})"}
-        found = known_peak(names[0], key) if names else None
-        if found is not None:
-            return dict(found, dtype=key)
+        listed = known_peak(names[0], key) if names else None
+        if listed is not None:
+            return dict(listed, dtype=key)
     return dict(UNKNOWN_PEAK, dtype=key)
 
 
@@ -172,7 +172,7 @@ def _figures(value: float, digits: int = 6) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def energy(job_gpus: list, steps: dict, host: dict, duration_s) -> dict:
+def energy(job_gpus: list, steps: dict, host: dict | None, duration_s) -> dict:
     """Joules per step and per sample: NVML's total-energy counter over the measured steps on a
     GPU; on a CPU-only run, RAPL over the run at its mean power; else not measured."""
     step_s, measured, batch = steps.get("median_step_s"), steps.get("measured"), steps.get("batch_size")

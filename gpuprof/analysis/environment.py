@@ -85,10 +85,10 @@ def _description(described: list, pid) -> dict:
         return {}
     chosen = next((e for e in mine if e.get("vector")), mine[0])
     keys = ("cls", "vector", "vector_cls", "num_envs", "async", "spec", "vector_entry_point", "where")
-    described = {key: chosen.get(key) for key in keys}
-    described["library"] = chosen.get("library") or ("gymnasium" if "library" not in chosen else None)
-    described.update({key: chosen[key] for key in LIBRARY_KEYS if chosen.get(key) not in (None, [], "")})
-    return described
+    env = {key: chosen.get(key) for key in keys}
+    env["library"] = chosen.get("library") or ("gymnasium" if "library" not in chosen else None)
+    env.update({key: chosen[key] for key in LIBRARY_KEYS if chosen.get(key) not in (None, [], "")})
+    return env
 
 
 #: What a probe may add about the env in its library's terms (gpuprof.probes.sb3_vec_env, gym_env).

@@ -24,7 +24,7 @@ def during(t: float, phases: list) -> bool:
 
 def merged(intervals) -> list:
     """Overlapping or touching intervals joined, in time order."""
-    out = []
+    out: list = []
     for began, ended in sorted(intervals):
         if out and began <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], ended))

@@ -24,71 +24,71 @@ HANDWRITTEN = ("before-first-forward", "sampled")
 class Evidence:
     steps: int = 0
     measured_steps: int = 0
-    wait_share: float = None
-    wait_source: str = None
-    window_s: float = None
-    loader: dict = None                   # the dominant DataLoader's section entry
-    producer_cpu_ratio: float = None      # CPU over wall while producing batches
-    producer_user_ratio: float = None     # ... of which user-space CPU (preprocessing, decoding)
-    producer_runnable_ratio: float = None # CPU plus time waiting for a CPU, over wall
-    producer_helped_ratio: float = None   # CPU of the producer's other threads meanwhile (intra-op), over wall
-    producer_cores: float = None          # cores the producers used on average over the window
-    producer_disk_rate: float = None      # real disk bytes per second of producing
-    producer_real_read_ratio: float = None
+    wait_share: float | None = None
+    wait_source: str | None = None
+    window_s: float | None = None
+    loader: dict | None = None                   # the dominant DataLoader's section entry
+    producer_cpu_ratio: float | None = None      # CPU over wall while producing batches
+    producer_user_ratio: float | None = None     # ... of which user-space CPU (preprocessing, decoding)
+    producer_runnable_ratio: float | None = None # CPU plus time waiting for a CPU, over wall
+    producer_helped_ratio: float | None = None   # CPU of the producer's other threads meanwhile (intra-op), over wall
+    producer_cores: float | None = None          # cores the producers used on average over the window
+    producer_disk_rate: float | None = None      # real disk bytes per second of producing
+    producer_real_read_ratio: float | None = None
     cpu_count: int = 1
-    cores_busy: float = None              # the job's CPU seconds per second
+    cores_busy: float | None = None              # the job's CPU seconds per second
     cores_free: float = 0.0
-    machine_idle: float = None
-    iowait: float = None
-    io_pressure: float = None
-    cpu_pressure: float = None
-    disk_busy: float = None
+    machine_idle: float | None = None
+    iowait: float | None = None
+    io_pressure: float | None = None
+    cpu_pressure: float | None = None
+    disk_busy: float | None = None
     gpu: bool = False
-    gpu_util: float = None          # the job's GPUs: share of the measured steps a kernel ran (NVML)
-    gpu_sm_active: float = None     # ... share of their SMs busy (GPM), where the GPUs have it
-    gpu_mem_free_share: float = None
-    gpu_count: int = 0              # whole GPUs NVML shows (MIG instances not counted apart)
-    gpu_figures: list = None        # per GPU: (index, util_gpu, mem_used_max_bytes, sm_active); the index is the
-                                    # job's CUDA index where its devices are known by UUID, else NVML's
-    copy_share: float = None
+    gpu_util: float | None = None                # the job's GPUs: share of the measured steps a kernel ran (NVML)
+    gpu_sm_active: float | None = None           # ... share of their SMs busy (GPM), where the GPUs have it
+    gpu_mem_free_share: float | None = None
+    gpu_count: int = 0                           # whole GPUs NVML shows (MIG instances not counted apart)
+    gpu_figures: list | None = None              # per GPU: (index, util_gpu, mem_used_max_bytes, sm_active); the index is the
+                                                 # job's CUDA index where its devices are known by UUID, else NVML's
+    copy_share: float | None = None
     copies: dict = field(default_factory=dict)
     hdf5: list = field(default_factory=list)
-    memory_available: int = None          # bytes the machine had available when the run ended
-    open_files_limit: int = None
-    process_rss: int = None               # the largest resident size of one process of the job
+    memory_available: int | None = None          # bytes the machine had available when the run ended
+    open_files_limit: int | None = None
+    process_rss: int | None = None               # the largest resident size of one process of the job
     data_parallel: bool = False
-    data_parallel_where: str = None
+    data_parallel_where: str | None = None
     probes: bool = True
-    attached: bool = False                # figures from stacks sampled from outside (gpuprof attach)
-    data_where: str = None                # the data-making function sampled inside the step
-    largest_batch: int = None             # the largest batch the GPU's memory holds (analysis.memory)
-    training_cpu_wait: float = None       # the training threads' wait for a CPU, of what they wanted
-    training_cores: float = None          # cores the training process's threads kept busy over the window
-    optimizer_share: float = None         # the optimizer step's sampled share of a step
-    model: dict = None                    # the trained model as the probes noted it (probes.model_facts)
-    cpu_flags: tuple = ()                 # the CPU's instructions the model-side advice asks about
-    throttled_share: float = None         # share of the run the job's cgroup CPU quota throttled it
-    evaluation: dict = None               # evaluation passes between training steps (analysis.evaluation)
-    env: dict = None                      # the environment stepped (gymnasium), its time and phases
-    env_share: float = None               # ... its share of the training time
-    startup: dict = None                  # launch to the end of the first step (analysis.startup)
-    ddp_syncs_per_step: float = None      # DDP gradient all-reduces per optimizer step (analysis.ddp_syncs)
-    step_spread: float = None             # how far the measured steps' time spreads: p90 over median, minus 1
-    program: dict = None                  # the run's command and its script's own options (analysis.script_flags)
-    other_cores: float = None             # cores other processes kept busy over the steps, when notable
-    counted_step: dict = None             # the counted step's FLOPs by op, dtype, ops and step time (efficiency)
-    gpu_name: str = None                  # the job's (first) GPU as NVML names it
-    job_gpu_count: int = 0                # GPUs the job used (whole GPUs; MIG slices counted as such)
-    one_rank_of_many: bool = False        # this is one trainer of a distributed job, analysed on its own
-    gpu_clock_share: float = None         # the job's GPUs' mean SM clock while busy over the clock their
-                                          # data sheet's peaks are stated at (else NVML's top clock); lowest
+    attached: bool = False                       # figures from stacks sampled from outside (gpuprof attach)
+    data_where: str | None = None                # the data-making function sampled inside the step
+    largest_batch: int | None = None             # the largest batch the GPU's memory holds (analysis.memory)
+    training_cpu_wait: float | None = None       # the training threads' wait for a CPU, of what they wanted
+    training_cores: float | None = None          # cores the training process's threads kept busy over the window
+    optimizer_share: float | None = None         # the optimizer step's sampled share of a step
+    model: dict | None = None                    # the trained model as the probes noted it (probes.model_facts)
+    cpu_flags: tuple = ()                        # the CPU's instructions the model-side advice asks about
+    throttled_share: float | None = None         # share of the run the job's cgroup CPU quota throttled it
+    evaluation: dict | None = None               # evaluation passes between training steps (analysis.evaluation)
+    env: dict | None = None                      # the environment stepped (gymnasium), its time and phases
+    env_share: float | None = None               # ... its share of the training time
+    startup: dict | None = None                  # launch to the end of the first step (analysis.startup)
+    ddp_syncs_per_step: float | None = None      # DDP gradient all-reduces per optimizer step (analysis.ddp_syncs)
+    step_spread: float | None = None             # how far the measured steps' time spreads: p90 over median, minus 1
+    program: dict | None = None                  # the run's command and its script's own options (analysis.script_flags)
+    other_cores: float | None = None             # cores other processes kept busy over the steps, when notable
+    counted_step: dict | None = None             # the counted step's FLOPs by op, dtype, ops and step time (efficiency)
+    gpu_name: str | None = None                  # the job's (first) GPU as NVML names it
+    job_gpu_count: int = 0                       # GPUs the job used (whole GPUs; MIG slices counted as such)
+    one_rank_of_many: bool = False               # this is one trainer of a distributed job, analysed on its own
+    gpu_clock_share: float | None = None         # the job's GPUs' mean SM clock while busy over the clock their
+                                                 # data sheet's peaks are stated at (else NVML's top clock); lowest
 
     @property
     def inline_producer(self) -> bool:
         """Batches are made in the training thread itself (num_workers=0, or a hand-written loop)."""
         if self.wait_source in HANDWRITTEN:
             return True
-        return bool(self.loader) and not self.loader.get("num_workers")
+        return bool(self.loader) and not (self.loader or {}).get("num_workers")
 
     @property
     def intra_op_threads(self) -> int:

@@ -35,8 +35,8 @@ def _frames(chain: str) -> list:
 def analyse_samples(events, start=None, end=None) -> dict:
     """Shares of the sampled time in [start, end] (each event covers the second before it; its
     counts are the time each place stood for, or plain sample counts)."""
-    counts = {}
-    taken = 0
+    counts: dict = {}
+    taken: float = 0
     for event in events:
         t = event.get("t")
         if start is not None and end is not None and t is not None and not (start < t <= end + 1.0):
@@ -50,9 +50,9 @@ def analyse_samples(events, start=None, end=None) -> dict:
     total = sum(counts.values())
     if not total:
         return {"samples": 0}
-    kinds = {}
-    functions = {}
-    states = {}             # thread state while in data-making functions: R running, D disk, S sleeping
+    kinds: dict = {}
+    functions: dict = {}
+    states: dict = {}       # thread state while in data-making functions: R running, D disk, S sleeping
     makes_data = set()
     for key, n in counts.items():
         place, _, state = key.rpartition("|") if "|" in key else (key, "", "")

@@ -29,7 +29,7 @@ def reduction(images: dict) -> float:
         return 1.0
 
 
-def decode_share(loader: dict) -> float:
+def decode_share(loader: dict) -> float | None:
     """The share of the producers' CPU time per sample that decoding and resizing took (None where
     the producers' CPU time or the images are unknown). CPU against CPU: the probe times the first
     samples, when the job's start-up may make them wait for a core longer than later ones."""

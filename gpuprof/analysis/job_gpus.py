@@ -28,7 +28,7 @@ def nvml_uuid(value):
     return value.lower()
 
 
-def select_job_gpus(gpus: list, cuda_devices=None, job_pids=()) -> dict:
+def select_job_gpus(gpus: list, cuda_devices=None, job_pids=()) -> dict | None:
     """Mark each summary with "job" (True or False) and say how they were chosen:
     {"basis", "labels": the job's devices, "words": the basis in words}. Nothing to mark: None."""
     if not gpus:

@@ -133,7 +133,7 @@ def group_by_line(entries: list) -> list:
     """Loaders built at the same line for the same role (a loader re-created every epoch, in a function
     called again) are one pipeline: one entry with their sums, the settings of the busiest, and how
     many there were."""
-    groups = {}
+    groups: dict = {}
     order = []
     for entry in entries:
         key = entry_key(entry) if entry.get("where") else ("id", entry["id"])

@@ -39,7 +39,7 @@ def machine_during(report) -> dict:
             "job_read_bytes": job.get("read_bytes")}
 
 
-def others_during(system_record: dict, start, end) -> dict:
+def others_during(system_record: dict, start, end) -> dict | None:
     """{"other_cores", "cpu_count", "share", "notable", "over"}: the mean cores busy outside the job
     over the samples inside [start, end] (the measured steps), or over the whole run when fewer than
     two samples fall there; None without the machine's CPU columns."""
@@ -89,7 +89,7 @@ def busy_words(others: dict) -> str:
     return f"other processes kept {others['other_cores']:.1f} of {host}{others['cpu_count']} cores busy"
 
 
-def with_busy_machine(verdict: dict, others: dict) -> dict:
+def with_busy_machine(verdict: dict, others: dict | None) -> dict:
     """The verdict with the busy machine said beside it and its confidence lowered, when other
     processes held a notable share of the cores during the steps; as it was otherwise."""
     if not others or not others.get("notable") or not verdict.get("bottleneck"):

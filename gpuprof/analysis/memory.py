@@ -4,6 +4,7 @@ workers' copy-on-write growth, the machine paging, and how the run ended (out of
 Pure: built from the memory probe's events, the step window and the system record."""
 
 import os
+from collections.abc import Sequence
 
 from gpuprof.analysis.job_gpus import job_gpus, nvml_uuid
 from gpuprof.analysis.series import count
@@ -121,9 +122,9 @@ def analyse_memory(anatomy_events, mem_events, exceptions, steps: dict, worker_m
     pid = steps.get("pid")
     own = [e for e in mem_events if pid is None or e.get("pid") == pid]
     cuda = any(e.get("alloc") is not None for e in own)
-    out = {"device": "cuda" if cuda else "cpu",
-           "basis": ("torch.cuda.memory_allocated at each step's end (max_memory_allocated for the peak)" if cuda
-                     else "the training process's resident size (RSS) at each step's end")}
+    out: dict = {"device": "cuda" if cuda else "cpu",
+                 "basis": ("torch.cuda.memory_allocated at each step's end (max_memory_allocated for the peak)" if cuda
+                           else "the training process's resident size (RSS) at each step's end")}
     out["anatomy"] = _anatomy([e for e in anatomy_events if pid is None or e.get("pid") == pid])
     values = [e.get("peak") if cuda else (e.get("rss_max") or e.get("rss")) for e in own]
     values = [v for v in values if v is not None]
@@ -185,7 +186,7 @@ def device_peaks(system: dict, cuda_devices, pid=None) -> list:
     return out
 
 
-def headroom(memory: dict, system: dict, batch_size, devices: list = ()):
+def headroom(memory: dict, system: dict, batch_size, devices: Sequence[dict] = ()):
     """On a GPU: the share of its memory the peak uses, and the largest batch that would fit,
     assuming activations (the peak less parameters, gradients and optimizer state) grow in
     proportion to the batch while the rest stays. With each device's peak known (`devices`), the
@@ -295,7 +296,9 @@ def worker_growth_cause(grown: list):
     """(cause, fix, known) from what the grown workers held: a container of the dataset that grew, a
     long buffer in a live generator of the pipeline, a long table the dataset held from the start (shared
     by fork, copied page by page as reference counts touch it), or nothing that explains it."""
-    growing, buffers, tables = {}, {}, {}
+    growing: dict = {}
+    buffers: dict = {}
+    tables: dict = {}
     for worker in grown:
         first = (worker.get("clues_first") or {}).get("attributes") or {}
         for name, (kind, length) in ((worker.get("clues_last") or {}).get("attributes") or {}).items():

@@ -85,7 +85,7 @@ def measured_phases(rollouts: list, pid, start: float, end: float, window: float
 def pace_of(histograms: list, mean_s):
     """The UNCONTENDED_QUANTILE of the calls' durations over their mean (at most 1), from the probe's
     histograms ([[bucket, count], ...] each); None with too few calls."""
-    counts = {}
+    counts: dict = {}
     for histogram in histograms:
         for entry in histogram if isinstance(histogram, (list, tuple)) else ():
             if isinstance(entry, (list, tuple)) and len(entry) == 2 and all(isinstance(v, (int, float)) for v in entry):

@@ -15,7 +15,7 @@ MAX_BYTES = 2_000_000      # a larger file is no hand-written training script
 MAX_MODULES = 12           # the script and the modules of its own folder it imports
 
 
-def program_options(meta: dict) -> dict:
+def program_options(meta: dict) -> dict | None:
     """{"command", "script", "options"} for the run's script, or None when no script is found."""
     command = [str(a) for a in meta.get("command") or []]
     script = script_path(meta, command)
@@ -37,7 +37,9 @@ def script_path(meta: dict, command: list):
 
 def read_options(script: str) -> list:
     """Every option the script and the modules it imports from its own folder declare."""
-    options, seen, queue = [], set(), [os.path.abspath(script)]
+    options: list = []
+    seen: set = set()
+    queue = [os.path.abspath(script)]
     while queue and len(seen) < MAX_MODULES:
         path = queue.pop(0)
         if path in seen:
@@ -133,7 +135,7 @@ def _name(node):
     return _literal(node)
 
 
-def _argparse_option(call) -> dict:
+def _argparse_option(call) -> dict | None:
     flags = [_literal(a) for a in call.args]
     flags = [f for f in flags if isinstance(f, str) and f.startswith("-")]
     if not flags:
@@ -152,7 +154,7 @@ def _argparse_option(call) -> dict:
     return option
 
 
-def _click_option(call) -> dict:
+def _click_option(call) -> dict | None:
     flags = []
     for arg in call.args:
         text = _literal(arg)

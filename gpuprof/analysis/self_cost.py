@@ -35,7 +35,7 @@ def self_cost_section(meta: dict, groups: list, system_record: dict, others: dic
         "own_cpu_s": round(own, 4),
         "job_cpu_s": round(job, 4) if job else None,
         "share": round(own / job, 4) if job else None,
-        "largest_part": max(parts, key=parts.get) if own > 0 else None,
+        "largest_part": max(parts, key=lambda name: parts[name]) if own > 0 else None,
         "parts_cpu_s": {name: round(value, 4) for name, value in parts.items()},
         **beside_busy_machine(round(own, 4), round(own / job, 4) if job else None, meta.get("duration_s"),
                               others if others is not None else _others_over_the_run(system_record or {})),
@@ -75,7 +75,7 @@ def _job_cpu(system_record: dict) -> float:
 
 def _per_call(events: list) -> dict:
     """Microseconds a hot path's probe took per call, over the timed calls of every process."""
-    timed = {}
+    timed: dict = {}
     for event in events:
         for path, figures in (event.get("hooks") or {}).items():
             if isinstance(figures, dict) and figures.get("timed"):

@@ -150,7 +150,9 @@ def slow_step_function(events: list):
     steps' time most exceeds the share of ordinary steps it ran in (an evaluation step that stayed
     under the threshold counts as one ordinary step, not as its long time); a module's top level,
     under every step, names nothing."""
-    slow, normal, presence = {}, {}, {}
+    slow: dict = {}
+    normal: dict = {}
+    presence: dict = {}
     slow_weight = normal_weight = normal_steps = 0
     counted = all("normal_steps" in (e.get("slow_steps") or {}) for e in events if e.get("slow_steps"))
     for event in events:

@@ -59,8 +59,10 @@ def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
 
 
 #: Frames without a name of their own, in words: each runs inside the user's named function.
-ANONYMOUS = {"<genexpr>": "a generator expression", "<lambda>": "a lambda", "<listcomp>": "a list comprehension",
-             "<dictcomp>": "a dict comprehension", "<setcomp>": "a set comprehension"}
+#: Keyed by a frame's function name, which an older record may lack (None).
+ANONYMOUS: dict[str | None, str] = {
+    "<genexpr>": "a generator expression", "<lambda>": "a lambda", "<listcomp>": "a list comprehension",
+    "<dictcomp>": "a dict comprehension", "<setcomp>": "a set comprehension"}
 
 
 def _where(found, seconds: float):
@@ -125,13 +127,14 @@ def _tally(counts: dict) -> tuple:
     """({part: seconds}, {user function: (seconds, its largest part, its line with most time)})
     from the probe's counts, keyed "part|function (file:line)". A function's lines are summed
     (a loop's samples fall on each of its lines) and its busiest line names where it is."""
-    parts, per_line = {}, {}
+    parts: dict = {}
+    per_line: dict = {}
     for key, value in counts.items():
         part, _, line = key.partition("|")
         parts[part] = parts.get(part, 0.0) + value
         if line:
             per_line[(line, part)] = per_line.get((line, part), 0.0) + value
-    functions = {}
+    functions: dict = {}
     for (line, part), value in per_line.items():
         function = _function_of(line)
         entry = functions.setdefault(function, {"seconds": 0.0, "parts": {}, "lines": {}})

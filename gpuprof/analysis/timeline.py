@@ -71,7 +71,7 @@ def _processes(groups, fetches, training_pid, by_id, rel, ranks=()) -> list:
     """Every registered process with its role: training (each rank of a distributed job), a
     DataLoader worker, or other."""
     rank_of = {row.get("pid"): row for row in ranks}
-    worker_of = {}
+    worker_of: dict = {}
     for fetch in fetches:
         if fetch.get("w") is not None:
             worker_of.setdefault(fetch.get("pid"), (fetch.get("w"), _loader_where(fetch, by_id)))
@@ -162,7 +162,7 @@ def _fetches(fetches, by_id, rel) -> list:
 def _epochs(epochs, batches, line, rel) -> list:
     """Each iterator over a loader, from its start to the next one's (or its last batch)."""
     out = []
-    by_loader = {}
+    by_loader: dict = {}
     for event in epochs:
         by_loader.setdefault(event.get("l"), []).append(event)
     for loader_id, starts in by_loader.items():
@@ -180,7 +180,7 @@ def _copies(copies, rel) -> list:
     """Host-to-device copies as the probe tallies them (every few hundred copies):
     [{pid, t, n, bytes, cumulative_bytes}]."""
     out = []
-    totals = {}
+    totals: dict = {}
     for event in sorted(copies, key=lambda e: e["t"]):
         pid = event.get("pid")
         totals[pid] = totals.get(pid, 0) + int(event.get("bytes") or 0)

@@ -41,7 +41,7 @@ def in_window_fraction(event: dict, window) -> float:
 
 def _sum(events, window, inside: bool) -> tuple:
     sums = {k: 0.0 for k in _SUMMED}
-    dtypes = {}
+    dtypes: dict = {}
     for event in events:
         share = in_window_fraction(event, window)
         share = share if inside else 1.0 - share
@@ -138,12 +138,12 @@ def analyse_copies(events, steps: dict = None, values=None) -> dict:
 
 
 def analyse_hdf5(descriptions, reads) -> list:
-    latest = {}
+    latest: dict = {}
     for read in reads:   # each h5read event carries running totals for one process's data set
         key = (read.get("pid"), read.get("file"), read.get("name"))
         if key not in latest or read["calls"] >= latest[key]["calls"]:
             latest[key] = read
-    merged = {}
+    merged: dict = {}
     for (_, file, name), read in latest.items():
         entry = merged.setdefault((file, name), {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
                                                  "open_s": 0.0, "read_s": 0.0, "processes": 0})
@@ -153,12 +153,12 @@ def analyse_hdf5(descriptions, reads) -> list:
     out = []
     seen = set()
     for desc in descriptions:
-        key = (desc.get("file"), desc.get("name"))
-        if key in seen:
+        dataset = (desc.get("file"), desc.get("name"))
+        if dataset in seen:
             continue
-        seen.add(key)
-        reads_of = merged.get(key, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
-                                    "open_s": 0.0, "read_s": 0.0, "processes": 0})
+        seen.add(dataset)
+        reads_of = merged.get(dataset, {"calls": 0, "bytes": 0, "elements": 0, "chunks_touched": 0, "opens": 0,
+                                        "open_s": 0.0, "read_s": 0.0, "processes": 0})
         chunk_bytes = desc.get("chunk_bytes")
         cache = desc.get("rdcc_nbytes")
         decoded = reads_of["chunks_touched"] * chunk_bytes if chunk_bytes else None

@@ -6,9 +6,9 @@ constants (`bottlenecks.INPUT_CPU.id`), never by its id string."""
 
 import importlib
 
-from gpuprof.analysis.bottleneck import FALLBACK
+from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
 
-_DECLARED = []
+_DECLARED: list[Bottleneck] = []
 
 
 def _declare(module: str):
