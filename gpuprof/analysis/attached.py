@@ -11,6 +11,7 @@ sizes, dtypes, copies, step counts) stays None."""
 import functools
 import re
 
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
 from gpuprof.record.frames import LIBRARY_PATH, TORCH_MARKERS
 
@@ -29,11 +30,16 @@ LIBRARY = re.compile(LIBRARY_PATH + "|^<")
 FRAME = re.compile(r"^(?P<name>.*) \((?P<path>.*):(?P<line>\d+)\)$")
 MIN_TRAINING_S = 0.5          # a training thread seen for less than this is not judged
 HOT = 5                       # hottest places kept per thread or worker
+FRAME_CACHE = 65536           # parsed frames kept: a saved attach repeats the same frames across its stacks
+WORKER_STACKS = 50            # a process's first stacks per thread read to tell a DataLoader worker
+#: The workers' CPU over their busy wall is held to at most this many cores: the busy share is
+#: estimated from the stacks, and a worker's own threads may add a few cores to its main one.
+WORKER_CORES_MAX = 4
 SPLIT = ("waiting_on_dataloader", "making_batches", "forward", "backward", "optimizer", "collective", "evaluation",
          "other")
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=FRAME_CACHE)
 def parse_frame(text: str) -> tuple:
     """('function', 'path', line) of a sampled frame 'function (path:line)'; line 0 when absent."""
     match = FRAME.match(text)
@@ -140,7 +146,7 @@ def classify_training(thread: dict, cwd=None) -> dict:
             loops[sample.loop_line] = loops.get(sample.loop_line, 0) + n
     return {
         "weight": total,
-        "split": {k: round(v / total, 4) for k, v in split.items()} if total else {},
+        "split": {k: round(v / total, REPORT_DIGITS) for k, v in split.items()} if total else {},
         "loops": sorted(loops.items(), key=lambda item: -item[1]),
         "counts": host_counts,
     }
@@ -180,9 +186,9 @@ def classify_worker(thread: dict, cwd=None) -> dict:
     busy = split["reading"] + split["computing"]
     return {
         "weight": total,
-        "split": {k: round(v / total, 4) for k, v in split.items()} if total else {},
+        "split": {k: round(v / total, REPORT_DIGITS) for k, v in split.items()} if total else {},
         "busy_share": busy / total if total else 0.0,
-        "hot": [{"at": at, "doing": doing, "share": round(n / total, 4)}
+        "hot": [{"at": at, "doing": doing, "share": round(n / total, REPORT_DIGITS)}
                 for (at, doing), n in sorted(hot.items(), key=lambda item: -item[1])[:HOT]],
         "iterator_at": started_at,
     }
@@ -190,7 +196,7 @@ def classify_worker(thread: dict, cwd=None) -> dict:
 
 def _is_worker(process: dict) -> bool:
     return any(_has([parse_frame(f) for f in s.get("frames") or []], WORKER_LOOP)
-               for t in process.get("threads") or [] for s in (t.get("stacks") or [])[:50])
+               for t in process.get("threads") or [] for s in (t.get("stacks") or [])[:WORKER_STACKS])
 
 
 def _training_thread(process: dict):
@@ -303,7 +309,7 @@ def _steps(process, thread, figures, stacks, system, window) -> dict:
     steps = {
         "count": None, "measured": None, "basis": "attached", "source": "sampled stacks",
         "pid": process.get("pid"), "processes": None, "window_s": window,
-        "data_wait_share": round(share, 4), "data_wait_source": source,
+        "data_wait_share": round(share, REPORT_DIGITS), "data_wait_source": source,
         "data_wait_s": share * window,
         "median_step_s": None, "mean_step_s": None, "batch_size": None, "steps_per_second": None,
         "samples_per_second": None,
@@ -316,8 +322,9 @@ def _steps(process, thread, figures, stacks, system, window) -> dict:
         run = sum(v.get("run_s") or 0.0 for v in process_threads)
         wait = sum(v.get("wait_s") or 0.0 for v in process_threads)
         if run > 0:
-            steps["training_cpu"] = {"run_s": round(run, 4), "wait_s": round(wait, 4),
-                                     "wait_share": round(wait / (run + wait), 4), "threads": len(process_threads)}
+            steps["training_cpu"] = {"run_s": round(run, REPORT_DIGITS), "wait_s": round(wait, REPORT_DIGITS),
+                                     "wait_share": round(wait / (run + wait), REPORT_DIGITS),
+                                     "threads": len(process_threads)}
     if source is None:
         use_sampled_batching(steps)
         if steps.get("data_wait_source") == "sampled" and cpu.get("run_s") is not None and window:
@@ -334,7 +341,7 @@ def _phase_cpu_ratio(run_s: float, share: float, window: float):
     if share <= 0 or window <= 0:
         return None
     outside = (1.0 - share) * window
-    return round(min(max(run_s - outside, 0.0) / (share * window), 1.0), 4)
+    return round(min(max(run_s - outside, 0.0) / (share * window), 1.0), REPORT_DIGITS)
 
 
 def _loaders(process, thread, figures, workers, stacks, system, window) -> list:
@@ -357,7 +364,8 @@ def _loaders(process, thread, figures, workers, stacks, system, window) -> list:
             "num_workers": _concurrent(mine, system) if mine else (0 if inline else None),
             "pin_memory": None, "prefetch_factor": None, "persistent_workers": None, "context": None,
             "torch_threads": None, "dataset": None, "sampler": None, "iterable": None,
-            "batches": None, "wait_s": round(n / figures["weight"] * window, 4) if figures["weight"] else None,
+            "batches": None,
+            "wait_s": round(n / figures["weight"] * window, REPORT_DIGITS) if figures["weight"] else None,
             "workers_seen": len(mine), "epochs": None, "epoch_start_wait_s": None,
             "producer": producer, "batch": None, "basis": "attached",
         })
@@ -399,7 +407,7 @@ def _worker_producer(workers: list, system: dict, stacks: dict, window: float) -
         read_chars += own.get("read_chars", 0)
         queued += sum(v.get("wait_s") or 0.0 for v in (stacks.get("threads_cpu") or {}).values()
                       if v.get("pid") == process.get("pid"))
-    cpu = min(cpu, wall * 4) if wall > 0 else cpu
+    cpu = min(cpu, wall * WORKER_CORES_MAX) if wall > 0 else cpu
     return _producer(wall, cpu, kernel, queued, read_bytes, read_chars, in_main=False)
 
 
@@ -416,9 +424,10 @@ def _inline_producer(process, thread, figures, stacks, system, window) -> dict:
 
 
 def _producer(wall, cpu, kernel, queued, read_bytes, read_chars, in_main) -> dict:
-    return {"batches": None, "wall_s": round(wall, 4), "cpu_s": round(cpu, 4), "system_cpu_s": round(kernel, 4),
-            "runqueue_s": round(queued, 4), "read_bytes": int(read_bytes), "read_chars": int(read_chars),
-            "cpu_per_wall": round(cpu / wall, 4) if wall > 0 else None, "wall_per_batch_s": None,
+    return {"batches": None, "wall_s": round(wall, REPORT_DIGITS), "cpu_s": round(cpu, REPORT_DIGITS),
+            "system_cpu_s": round(kernel, REPORT_DIGITS), "runqueue_s": round(queued, REPORT_DIGITS),
+            "read_bytes": int(read_bytes), "read_chars": int(read_chars),
+            "cpu_per_wall": round(cpu / wall, REPORT_DIGITS) if wall > 0 else None, "wall_per_batch_s": None,
             "in_main_process": in_main}
 
 
@@ -441,6 +450,6 @@ def _section(stacks, headline, rows, workers) -> dict:
         hot = [{"at": item["function"], "share": item["share"]} for item in (sampled.get("host_functions") or [])[:HOT]]
         out["training"] = {"pid": process.get("pid"), "tid": thread.get("tid"), "thread": thread.get("name"),
                            "seconds": round(figures["weight"] / 1e6, 3), "split": figures["split"], "host_hot": hot,
-                           "loops": [{"at": line, "share": round(n / figures["weight"], 4)}
+                           "loops": [{"at": line, "share": round(n / figures["weight"], REPORT_DIGITS)}
                                      for line, n in figures["loops"]]}
     return out

@@ -4,9 +4,12 @@ e.g. a collator that tokenizes the batch), and, for batches made in the training
 of the wait (the sampler's indices, pinning). The collate is timed inside each fetch by the probe,
 on the same clock as the fetch itself."""
 
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
+
 #: A collate taking at least this share of making a batch is named as the part to work on. A
 #: reporting threshold (what is worth a line), not an estimate: the estimates use the measured share.
 NOTABLE_SHARE = 0.25
+COLLATE_MOST = 0.5      # a notable collate's share from which it makes most of each batch
 
 
 def batch_parts(entry: dict):
@@ -23,8 +26,9 @@ def batch_parts(entry: dict):
         rest = max((entry.get("wait_s") or 0.0) / entry["batches"] - wall, 0.0)
     share = collate / wall if wall > 0 else 0.0
     named = entry.get("collate")
-    return {"samples_s": round(wall - collate, 6), "collate_s": round(collate, 6),
-            "collate_share": round(share, 4), "rest_s": round(rest, 6) if rest is not None else None,
+    return {"samples_s": round(wall - collate, FINE_DIGITS), "collate_s": round(collate, FINE_DIGITS),
+            "collate_share": round(share, REPORT_DIGITS),
+            "rest_s": round(rest, FINE_DIGITS) if rest is not None else None,
             "collate": named, "notable": bool(named) and share >= NOTABLE_SHARE}
 
 
@@ -50,4 +54,4 @@ def collate_dominates(loader: dict) -> bool:
     """Whether a named collate makes most of each batch: the deterministic work to cache is the
     collate's (gpuprof.advice.fixes.collate_once), not the samples'."""
     parts = (loader or {}).get("batch_parts") or {}
-    return bool(parts.get("notable")) and parts.get("collate_share", 0.0) >= 0.5
+    return bool(parts.get("notable")) and parts.get("collate_share", 0.0) >= COLLATE_MOST

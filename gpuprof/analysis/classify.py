@@ -6,9 +6,12 @@ fallbacks in registry order."""
 
 from gpuprof.analysis import bottlenecks
 from gpuprof.analysis.bottleneck import BY_SHARE, FALLBACK, LEADS
-from gpuprof.analysis.evidence import gather
+from gpuprof.analysis.evidence import MIN_STEPS, gather
 from gpuprof.analysis.gpu_words import kernel_time
 from gpuprof.analysis.rules import Finding, rounded
+
+FALLBACK_CONFIDENCE = 0.3   # compute by elimination: no rule's finding stood out
+FINDING_LISTED = 0.1        # a finding's share from which it is listed beside the verdict
 
 
 def no_verdict(why: str) -> dict:
@@ -43,17 +46,17 @@ def _judge_steps(sections: dict, nothing_to_judge: str = None) -> dict:
                     if f.bottleneck != bottlenecks.INPUT_CPU.id or f.evidence.get("contended")]
     verdict = _choose(findings)
     if verdict is None:
-        verdict = Finding(bottlenecks.COMPUTE.id, 1.0 - (ev.wait_share or 0.0), 0.3,
+        verdict = Finding(bottlenecks.COMPUTE.id, 1.0 - (ev.wait_share or 0.0), FALLBACK_CONFIDENCE,
                           {"data_wait_share": rounded(ev.wait_share)}, "no other bottleneck stands out")
     # A fallback only ever states that nothing else is the limit: it is a verdict, never a side note.
-    others = sorted((f for f in findings if f is not verdict and f.share >= 0.1
+    others = sorted((f for f in findings if f is not verdict and f.share >= FINDING_LISTED
                      and f.bottleneck != bottlenecks.COMPUTE.id), key=lambda f: -f.share)
     out = verdict.to_dict()
     out["summary"] = summary(verdict)
     out["basis"] = "attached" if ev.attached else "probes"
     if ev.attached:
         out["caveat"] = "attached: sampled stacks, no probes (batch sizes, dtypes and copy sizes unknown)"
-    elif ev.measured_steps < 20:
+    elif ev.measured_steps < MIN_STEPS:
         out["summary"] += f" (only {ev.measured_steps} steps measured: treat as indicative)"
     return {"verdict": out, "findings": [f.to_dict() for f in others], "evidence": ev}
 
@@ -78,28 +81,43 @@ def summary(finding: Finding) -> str:
     return _declared(finding).summary(finding)
 
 
+#: A guess from the system's figures alone (no training steps seen): where each figure decides ...
+IOWAIT_BUSY = 0.2           # the machine's iowait share from which its disk is busy
+IO_PRESSURE_BUSY = 0.3      # ... or its I/O pressure (some)
+GPU_UTIL_BUSY = 0.7         # NVML utilisation from which the GPU is the guess
+CORES_SATURATED = 0.8       # share of the cores the job keeps busy from which every core counts as in use
+CORES_COMPUTING = 0.5       # without a GPU: cores kept busy from which compute is the guess
+#: ... and how sure each guess is: none is sure, the busy GPU least unsure.
+GPU_GUESS_CONFIDENCE = 0.45
+DISK_GUESS_CONFIDENCE = 0.3
+CPU_GUESS_CONFIDENCE = 0.3
+HOST_GUESS_CONFIDENCE = 0.25
+COMPUTE_GUESS_CONFIDENCE = 0.2
+IDLE_GUESS_CONFIDENCE = 0.15
+
+
 def _sampler_only(ev, sections) -> dict:
     """No training steps were seen (probes off, no torch, a launcher gpuprof cannot see into):
     a guess from the system figures alone, with a confidence to match."""
-    io_busy = (ev.iowait or 0) > 0.2 or (ev.io_pressure or 0) > 0.3
+    io_busy = (ev.iowait or 0) > IOWAIT_BUSY or (ev.io_pressure or 0) > IO_PRESSURE_BUSY
     busy = ev.cores_busy or 0.0
     if ev.gpu and ev.gpu_util is not None:
         low = kernel_time(ev.gpu_util, ev.gpu_sm_active, only=True)
-        if ev.gpu_util >= 0.7:
-            name, conf, why = bottlenecks.COMPUTE.id, 0.45, kernel_time(ev.gpu_util, ev.gpu_sm_active)
+        if ev.gpu_util >= GPU_UTIL_BUSY:
+            name, conf, why = bottlenecks.COMPUTE.id, GPU_GUESS_CONFIDENCE, kernel_time(ev.gpu_util, ev.gpu_sm_active)
         elif io_busy:
-            name, conf, why = bottlenecks.INPUT_DISK.id, 0.3, f"{low} while the disk is the bottleneck of the machine"
-        elif busy >= 0.8 * ev.cpu_count:
-            name, conf, why = bottlenecks.INPUT_CPU.id, 0.3, f"{low} while every core is busy"
+            name, conf, why = bottlenecks.INPUT_DISK.id, DISK_GUESS_CONFIDENCE, f"{low} while the disk is the bottleneck of the machine"
+        elif busy >= CORES_SATURATED * ev.cpu_count:
+            name, conf, why = bottlenecks.INPUT_CPU.id, CPU_GUESS_CONFIDENCE, f"{low} while every core is busy"
         else:
-            name, conf, why = bottlenecks.HOST_OVERHEAD.id, 0.25, f"{low} and the CPUs are not saturated"
+            name, conf, why = bottlenecks.HOST_OVERHEAD.id, HOST_GUESS_CONFIDENCE, f"{low} and the CPUs are not saturated"
         share = ev.gpu_util if name == bottlenecks.COMPUTE.id else 1.0 - ev.gpu_util
     elif io_busy:
-        name, conf, why, share = bottlenecks.INPUT_DISK.id, 0.3, f"the machine waits on I/O {max(ev.iowait or 0, ev.io_pressure or 0):.0%} of the time", None
-    elif busy >= 0.5:
-        name, conf, why, share = bottlenecks.COMPUTE.id, 0.2, f"the job keeps {busy:.1f} of {ev.cpu_count} cores busy; without step figures, preparing data and computing cannot be told apart", None
+        name, conf, why, share = bottlenecks.INPUT_DISK.id, DISK_GUESS_CONFIDENCE, f"the machine waits on I/O {max(ev.iowait or 0, ev.io_pressure or 0):.0%} of the time", None
+    elif busy >= CORES_COMPUTING:
+        name, conf, why, share = bottlenecks.COMPUTE.id, COMPUTE_GUESS_CONFIDENCE, f"the job keeps {busy:.1f} of {ev.cpu_count} cores busy; without step figures, preparing data and computing cannot be told apart", None
     else:
-        name, conf, why, share = bottlenecks.INPUT_LATENCY.id, 0.15, f"the job is mostly idle ({busy:.1f} cores busy, little disk)", None
+        name, conf, why, share = bottlenecks.INPUT_LATENCY.id, IDLE_GUESS_CONFIDENCE, f"the job is mostly idle ({busy:.1f} cores busy, little disk)", None
     reason = sections.get("probe_gap") or ("no training steps were observed" if ev.probes else "probes were off")
     evidence = {"gpu_util": rounded(ev.gpu_util), "cores_busy": rounded(busy), "cpu_count": ev.cpu_count,
                 "iowait": rounded(ev.iowait), "io_pressure": rounded(ev.io_pressure)}

@@ -7,6 +7,8 @@ the memory they held there. The NVML figures of the job's own GPUs are picked by
 
 from gpuprof.record import kinds
 
+NO_INDEX_LAST = 1 << 30     # sorts a device no process gave a CUDA index after every indexed one
+
 
 def _process(events: list) -> dict:
     head = events[0] if events and events[0].get("k") == kinds.PROCESS else {}
@@ -63,4 +65,5 @@ def analyse_devices(groups: list) -> list:
         entry["peak_bytes"] = sum(p[0] for p in peaks.values()) if peaks else None
         entry["reserved_peak_bytes"] = sum(p[1] for p in peaks.values()) if peaks else None
         out.append(entry)
-    return sorted(out, key=lambda e: (e["cuda_index"] if e["cuda_index"] is not None else 1 << 30, e["uuid"] or ""))
+    return sorted(out, key=lambda e: (e["cuda_index"] if e["cuda_index"] is not None else NO_INDEX_LAST,
+                                      e["uuid"] or ""))

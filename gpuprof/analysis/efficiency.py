@@ -4,9 +4,17 @@ their idle part, and with a price the cost of the run, of its idle part and what
 would save. Pure: the counted step (a `flops` event), the steps, the GPU figures and the inputs the
 run settled (the user's peak and price, a measured peak, host energy) in, one section out."""
 
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
 from gpuprof.analysis.peaks import dtype_key, known_peak
 
 UNKNOWN_PEAK = {"tflops": None, "source": "unknown"}
+#: A transformer's training FLOPs per token: 6 per parameter (2 forward, 4 backward), and 12 per
+#: layer, head, head dimension and context position for attention's scores and values.
+PARAM_FLOPS = 6
+ATTENTION_FLOPS = 12
+TERA = 1e12
+SIGNIFICANT_FIGURES = 6     # of TFLOPS and MFU (a CPU's MFU can be a few parts in a hundred thousand)
+SECONDS_PER_HOUR = 3600.0
 
 
 def efficiency_section(flops_events: list, steps: dict, job_gpus: list, inputs: dict, advice: list,
@@ -95,7 +103,7 @@ def per_token_convention(shape):
         return None
     n, layers, heads, head_dim, length = (shape["params"], shape["layers"], shape["heads"], shape["head_dim"],
                                           shape["seq_len"])
-    per_token = 6 * n + 12 * layers * heads * head_dim * length
+    per_token = PARAM_FLOPS * n + ATTENTION_FLOPS * layers * heads * head_dim * length
     return {"params": n, "layers": layers, "heads": heads, "head_dim": head_dim, "seq_len": length,
             "tokens_per_step": shape.get("tokens"), "flops_per_token": per_token,
             "flops_per_step": per_token * shape["tokens"] if shape.get("tokens") else None}
@@ -162,12 +170,12 @@ def utilisation(flops: int, step_s, peak_tflops) -> dict:
     peak (MFU)."""
     if not flops or not step_s:
         return {"achieved_tflops": None, "mfu": None}
-    achieved = flops / step_s / 1e12
+    achieved = flops / step_s / TERA
     return {"achieved_tflops": _figures(achieved),
             "mfu": _figures(achieved / peak_tflops) if peak_tflops else None}
 
 
-def _figures(value: float, digits: int = 6) -> float:
+def _figures(value: float, digits: int = SIGNIFICANT_FIGURES) -> float:
     """`value` to `digits` significant figures (a CPU's MFU can be a few parts in a hundred thousand)."""
     return float(f"{value:.{digits}g}")
 
@@ -189,8 +197,8 @@ def energy(job_gpus: list, steps: dict, host: dict | None, duration_s) -> dict:
         source = f"RAPL ({host.get('zones') or 'package'}) over the run, at its mean power"
     if per_step is None:
         return {"j_per_step": None, "j_per_sample": None, "source": "not measured"}
-    return {"j_per_step": round(per_step, 4), "j_per_sample": round(per_step / batch, 6) if batch else None,
-            "source": source}
+    return {"j_per_step": round(per_step, REPORT_DIGITS),
+            "j_per_sample": round(per_step / batch, FINE_DIGITS) if batch else None, "source": source}
 
 
 def hours_and_money(job_gpus: list, steps: dict, duration_s, price, advice: list) -> dict:
@@ -199,20 +207,21 @@ def hours_and_money(job_gpus: list, steps: dict, duration_s, price, advice: list
     if not duration_s:
         return {}
     count = len(job_gpus or []) or 1
-    hours = count * duration_s / 3600.0
+    hours = count * duration_s / SECONDS_PER_HOUR
     busy = [g.get("util_gpu_run") for g in job_gpus or [] if g.get("util_gpu_run") is not None]
     idle = (1.0 - sum(busy) / len(busy)) if busy else None
-    out = {"hours": round(hours, 6), "hours_of": "GPU" if job_gpus else "machine", "devices": count,
-           "idle_share": round(min(max(idle, 0.0), 1.0), 4) if idle is not None else None,
-           "idle_hours": round(hours * min(max(idle, 0.0), 1.0), 6) if idle is not None else None,
+    out = {"hours": round(hours, FINE_DIGITS), "hours_of": "GPU" if job_gpus else "machine", "devices": count,
+           "idle_share": round(min(max(idle, 0.0), 1.0), REPORT_DIGITS) if idle is not None else None,
+           "idle_hours": round(hours * min(max(idle, 0.0), 1.0), FINE_DIGITS) if idle is not None else None,
            "price_per_hour": price}
     if price is None:
         return out
     cost = hours * price
     window = steps.get("window_s")
     stepping = cost * min(window / duration_s, 1.0) if window else cost
-    out.update(cost=round(cost, 6), idle_cost=round(out["idle_hours"] * price, 6) if idle is not None else None,
+    out.update(cost=round(cost, FINE_DIGITS),
+               idle_cost=round(out["idle_hours"] * price, FINE_DIGITS) if idle is not None else None,
                savings=[{"fix": item.get("id"), "speedup": item["estimated_speedup"],
-                         "saving": round(stepping * (1.0 - 1.0 / item["estimated_speedup"]), 6)}
+                         "saving": round(stepping * (1.0 - 1.0 / item["estimated_speedup"]), FINE_DIGITS)}
                         for item in advice or [] if (item.get("estimated_speedup") or 0) > 1.0])
     return out

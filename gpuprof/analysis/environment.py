@@ -18,6 +18,7 @@ rest of the window; estimated phases are given only where the environment's time
 collection phase (a loop that steps its environment inside every update, like DQN, has no separate
 rollout)."""
 
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
 from gpuprof.analysis.rollout import measured_phases
 
 #: Collection phase share from which the loop is taken to collect and learn in turns.
@@ -40,7 +41,7 @@ def analyse_environment(described: list, sums: list, steps: dict, rollouts=()):
     section = dict(_description(described, pid), processes=len({e.get("pid") for e in sums}))
     start, end = steps.get("window_start"), steps.get("window_end")
     if start is None or end is None or end <= start:
-        section.update(seconds=round(points[-1][1], 6), calls=points[-1][2], share=None)
+        section.update(seconds=round(points[-1][1], FINE_DIGITS), calls=points[-1][2], share=None)
         return {"environment": section}
     seconds = _at(points, end, 1) - _at(points, start, 1)
     calls = int(round(_at(points, end, 2) - _at(points, start, 2)))
@@ -48,9 +49,10 @@ def analyse_environment(described: list, sums: list, steps: dict, rollouts=()):
     share = min(seconds / window, 1.0) if window > 0 else None
     if section.get("fan_out") and section.get("num_envs"):
         calls = int(round(calls / section["num_envs"]))     # the sums count each sub-env's step
-    section.update(seconds=round(seconds, 6), calls=calls, share=round(share, 4) if share is not None else None,
-                   per_call_s=round(seconds / calls, 6) if calls else None)
-    section["per_env_step_s"] = (round(section["per_call_s"] / section["num_envs"], 6)
+    section.update(seconds=round(seconds, FINE_DIGITS), calls=calls,
+                   share=round(share, REPORT_DIGITS) if share is not None else None,
+                   per_call_s=round(seconds / calls, FINE_DIGITS) if calls else None)
+    section["per_env_step_s"] = (round(section["per_call_s"] / section["num_envs"], FINE_DIGITS)
                                  if section["per_call_s"] and section.get("vector") and section.get("num_envs")
                                  else section["per_call_s"])
     phases = measured_phases(rollouts, pid, start, end, window) or _phases(steps, window, seconds)
@@ -122,9 +124,10 @@ def _phases(steps: dict, window: float, env_seconds: float):
     env_in_rollout = min(env_seconds, collection)
     return {
         "basis": "step times: learning is the measured steps at the median step time; collection the rest",
-        "collection": {"seconds": round(collection, 4), "share": round(collection / window, 4)},
-        "learning": {"seconds": round(learning, 4), "share": round(learning / window, 4)},
-        "rollout": {"env_share": round(env_in_rollout / collection, 4),
-                    "other_share": round(1 - env_in_rollout / collection, 4)},
+        "collection": {"seconds": round(collection, REPORT_DIGITS),
+                       "share": round(collection / window, REPORT_DIGITS)},
+        "learning": {"seconds": round(learning, REPORT_DIGITS), "share": round(learning / window, REPORT_DIGITS)},
+        "rollout": {"env_share": round(env_in_rollout / collection, REPORT_DIGITS),
+                    "other_share": round(1 - env_in_rollout / collection, REPORT_DIGITS)},
     }
 

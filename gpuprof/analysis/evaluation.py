@@ -9,6 +9,7 @@ over the evaluation's time instead of the training steps'."""
 import re
 
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.evidence import INPUT_BOUND, gather
 from gpuprof.analysis.loaders import entry_key
 
@@ -37,7 +38,7 @@ def with_evaluation(steps: dict, dataloaders: list, duration_s=None) -> tuple:
     described = dict(evaluation,
                      wall_share=_share(evaluation.get("seconds"), duration_s),
                      loaders=[{"role": e["role"], "where": e.get("where"), "batches": e.get("batches"),
-                               "wait_s": round(e.get("wait_s") or 0.0, 4)} for e in held_out],
+                               "wait_s": round(e.get("wait_s") or 0.0, REPORT_DIGITS)} for e in held_out],
                      input=evaluation_input(evaluation, held_out))
     return dict(steps, evaluation=described), loaders
 
@@ -63,7 +64,7 @@ def evaluation_input(evaluation: dict, held_out: list) -> dict:
     judged by the same rules as the training input over the evaluation's time."""
     seconds = evaluation.get("seconds") or 0.0
     wait_share = min((evaluation.get("wait_s") or 0.0) / seconds, 1.0) if seconds > 0 else None
-    out = {"wait_share": round(wait_share, 4) if wait_share is not None else None, "bottleneck": None,
+    out = {"wait_share": round(wait_share, REPORT_DIGITS) if wait_share is not None else None, "bottleneck": None,
            "summary": "no evaluation time measured"}
     if wait_share is None:
         return out
@@ -89,7 +90,7 @@ def evaluation_input(evaluation: dict, held_out: list) -> dict:
 
 
 def _share(part, whole):
-    return round(min(part / whole, 1.0), 4) if part is not None and whole else None
+    return round(min(part / whole, 1.0), REPORT_DIGITS) if part is not None and whole else None
 
 
 def _words(name: str) -> list:

@@ -15,6 +15,9 @@ TRANSFER_NOTABLE = 0.20     # copy-time share of the step
 #: fought over (the contended input rule, the input's cost under a compute verdict, training-threads).
 TRAINING_QUEUED = 0.15
 DISK_RATE = 5e6             # producer real disk reads, bytes per second of producing
+SAMPLED_DISK_WAIT = 0.3     # a hand-written loop's sampled data wait on the disk from which it reads the disk
+NO_IDLE_CORES = 0.15        # idle cores under this share of the machine's count as none idle
+CPU_PRESSURE_CONTENDED = 0.25   # CPU pressure (some) from which threads fight over cores
 MIN_STEPS = 20              # steps for full confidence
 #: Wait sources of loops that make their batches in the training thread, without a DataLoader.
 HANDWRITTEN = ("before-first-forward", "sampled")
@@ -110,13 +113,13 @@ class Evidence:
     @property
     def no_idle_core(self) -> bool:
         """Every core in use: less than 15% of the cores idle."""
-        return self.idle_cores < 0.15 * self.cpu_count
+        return self.idle_cores < NO_IDLE_CORES * self.cpu_count
 
     @property
     def contended(self) -> bool:
         """Cores are fought over: none is idle, or runnable threads wait for a core (CPU pressure),
         which a CPU quota causes with idle cores on the machine."""
-        return self.no_idle_core or (self.cpu_pressure is not None and self.cpu_pressure > 0.25)
+        return self.no_idle_core or (self.cpu_pressure is not None and self.cpu_pressure > CPU_PRESSURE_CONTENDED)
 
 
 def gather(sections: dict) -> Evidence:
@@ -224,7 +227,7 @@ def _read_inline_producer(ev: Evidence, steps: dict) -> None:
     ev.producer_runnable_ratio = None
     ev.producer_cores = ev.producer_cpu_ratio * (ev.wait_share or 0.0)
     ev.data_where = steps.get("data_wait_where")
-    if (steps.get("data_wait_disk_share") or 0.0) >= 0.3:      # sampled waiting on the disk
+    if (steps.get("data_wait_disk_share") or 0.0) >= SAMPLED_DISK_WAIT:
         ev.producer_disk_rate, ev.producer_real_read_ratio = DISK_RATE, None
 
 

@@ -8,6 +8,8 @@ the tail left out), and over the whole run as a second figure. The SM clock and 
 reasons are read over the samples in which the device was busy: an idle GPU drops its clock, and a
 reason flagged while idle slows nothing down."""
 
+from gpuprof.analysis.sizes import BYTES_TO_MB
+
 MIN_WINDOW_SAMPLES = 2      # samples inside the measured steps for a figure over them
 #: How far back one utilisation reading looks: NVML's sample period, 200 ms on an H200 (its
 #: nvmlDeviceGetSamples, docs/validation.md; NVML's reference gives 1/6 s to 1 s by product). A reading
@@ -76,8 +78,8 @@ def _summary(device: dict, window) -> dict:
         "sm_occupancy": _mean(column("sm_occupancy"), rows),
         "mem_used_max_bytes": max(used) if used else None,
         "mem_total_bytes": device.get("mem_total"),
-        "pcie_rx_mb_s": _scale(_mean(column("pcie_rx_bps"), rows), 1e-6),
-        "pcie_tx_mb_s": _scale(_mean(column("pcie_tx_bps"), rows), 1e-6),
+        "pcie_rx_mb_s": _scale(_mean(column("pcie_rx_bps"), rows), BYTES_TO_MB),
+        "pcie_tx_mb_s": _scale(_mean(column("pcie_tx_bps"), rows), BYTES_TO_MB),
         "sm_clock_mhz": _mean(column("sm_clock_mhz"), busy),
         "sm_clock_max_mhz": device.get("sm_clock_max_mhz"),
         "busy_samples": len(busy),

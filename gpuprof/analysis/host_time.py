@@ -5,10 +5,15 @@ although no wait measures it."""
 
 import re
 
+from gpuprof.analysis.digits import REPORT_DIGITS
+
 #: A user function whose name says it makes data.
 DATA_FUNCTION = re.compile(r"batch|data|load|sampl|fetch|read|augment|transform|collate|prepar|densif|shuffle|"
                            r"token|decode", re.IGNORECASE)
 MIN_SAMPLES = 50
+HOST_FUNCTIONS_KEPT = 8     # host functions listed by share
+DATA_FUNCTIONS_KEPT = 4     # ... of which data-making ones
+SAMPLED_MARGIN = 0.02       # the sampled data share replaces the measured wait only when larger by this
 #: Frames without a name of their own (Python 3.11 runs comprehensions in frames of their own).
 ANONYMOUS = re.compile(r"^<(listcomp|dictcomp|setcomp|genexpr|lambda)>")
 
@@ -69,10 +74,12 @@ def analyse_samples(events, start=None, end=None) -> dict:
     in_data = sum(states.values())
     return {
         "samples": taken,
-        "shares": {kind: round(n / total, 4) for kind, n in sorted(kinds.items())},
-        "host_functions": [{"function": name, "share": round(n / total, 4)} for name, n in ranked[:8]],
-        "data_functions": [{"function": name, "share": round(n / total, 4)} for name, n in data[:4]],
-        "data_share": round(sum(n for _, n in data) / total, 4),
+        "shares": {kind: round(n / total, REPORT_DIGITS) for kind, n in sorted(kinds.items())},
+        "host_functions": [{"function": name, "share": round(n / total, REPORT_DIGITS)}
+                           for name, n in ranked[:HOST_FUNCTIONS_KEPT]],
+        "data_functions": [{"function": name, "share": round(n / total, REPORT_DIGITS)}
+                           for name, n in data[:DATA_FUNCTIONS_KEPT]],
+        "data_share": round(sum(n for _, n in data) / total, REPORT_DIGITS),
         # While making data: running on a CPU, waiting for the disk, or asleep (a lock, a socket).
         "data_states": {name: round(states.get(code, 0) / in_data, 3)
                         for code, name in (("R", "running"), ("D", "disk"), ("S", "sleeping"))} if in_data else None,
@@ -87,7 +94,7 @@ def use_sampled_batching(steps: dict) -> None:
     if steps.get("data_wait_source") == "dataloader" or (sampled.get("samples") or 0) < MIN_SAMPLES:
         return
     share = sampled.get("data_share") or 0.0
-    if share <= (steps.get("data_wait_share") or 0.0) + 0.02:
+    if share <= (steps.get("data_wait_share") or 0.0) + SAMPLED_MARGIN:
         return
     top = (sampled.get("data_functions") or [{}])[0]
     states = sampled.get("data_states") or {}
@@ -109,6 +116,6 @@ def training_cpu(events, start=None, end=None):
     wait = (inside[-1].get("wait") or 0.0) - (inside[0].get("wait") or 0.0)
     if run <= 0:
         return None
-    return {"run_s": round(run, 4), "wait_s": round(max(wait, 0.0), 4),
-            "wait_share": round(max(wait, 0.0) / (run + max(wait, 0.0)), 4),
+    return {"run_s": round(run, REPORT_DIGITS), "wait_s": round(max(wait, 0.0), REPORT_DIGITS),
+            "wait_share": round(max(wait, 0.0) / (run + max(wait, 0.0)), REPORT_DIGITS),
             "threads": inside[-1].get("threads")}

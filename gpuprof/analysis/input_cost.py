@@ -24,6 +24,7 @@ idles (the device cannot run faster than always busy)."""
 
 from gpuprof.priors.verdicts import INPUT_FREE_CPU_ONLY, INPUT_FREE_GPU
 from gpuprof.analysis.evidence import TRAINING_QUEUED
+from gpuprof.analysis.rules import TINY
 
 MIN_PRODUCER_CORES = 0.25   # the cores the producers take, at the least, for their cost to be stated
 
@@ -85,4 +86,4 @@ def _on_gpu(ev, cost: dict):
 
 def speedup(saved: float) -> float:
     """The speed-up of a step that saves `saved` of itself."""
-    return 1.0 / max(1.0 - saved, 1e-9)
+    return 1.0 / max(1.0 - saved, TINY)     # a step that saves all of itself: no division by zero

@@ -5,7 +5,8 @@ parameters by hand); without those, from successive batches of the dominant Data
 for hand-written batching loops, the host time between a step's end and the next first forward.
 The first step (start-up) and any warm-up steps are left out of the window."""
 
-from gpuprof.analysis.series import count, durations, total, weighted_median, weighted_quantile
+from gpuprof.analysis.digits import REPORT_DIGITS
+from gpuprof.analysis.series import P25, P75, P90, P99, count, durations, total, weighted_median, weighted_quantile
 from gpuprof.analysis.eval_phases import during, merged, phases_in, steps_outside
 from gpuprof.analysis.spikes import periodic_spikes, slow_start, slow_steps_at
 from gpuprof.analysis.loaders import pipeline_key
@@ -183,8 +184,8 @@ def _step_spread(boundaries: list, step_durations: list, start: float) -> dict:
         "periodic_slow_steps": periodic_spikes(per_step),
         "slow_start": slow_start(per_step),
         "slow_steps_at": slow_steps_at(timed_steps),
-        "p90_step_s": weighted_quantile(step_durations, 0.90) if step_durations else None,
-        "p99_step_s": weighted_quantile(step_durations, 0.99) if step_durations else None,
+        "p90_step_s": weighted_quantile(step_durations, P90) if step_durations else None,
+        "p99_step_s": weighted_quantile(step_durations, P99) if step_durations else None,
         "max_step_s": max((d for d, _ in step_durations), default=None),
     }
 
@@ -217,11 +218,13 @@ def _evaluation(training: list, others: list, window: float, phases=()):
         intervals = merged(intervals + list(phases))
         passes = len(intervals)
     seconds = min(sum(ended - began for began, ended in intervals), window)
-    return {"passes": passes, "seconds": round(seconds, 4), "share": round(seconds / window, 4),
-            "wait_s": round(total(others, "w"), 4)}
+    return {"passes": passes, "seconds": round(seconds, REPORT_DIGITS), "share": round(seconds / window, REPORT_DIGITS),
+            "wait_s": round(total(others, "w"), REPORT_DIGITS)}
 
 
 STEADY_SKIP = 0.1      # share of the measured steps treated as warm-up for comparisons
+MEAN_DIGITS = 9        # the steady mean and its standard error, to the nanosecond (compare and the gate read them)
+SQUARE_ROOT = 0.5      # as a power, a square root (of the variance of the mean: its standard error)
 
 
 def _steady(step_durations) -> dict:
@@ -239,8 +242,8 @@ def _steady(step_durations) -> dict:
         seen += weight
     steps = sum(w for _, w in kept)
     mean, mean_se = _mean_and_error(kept, steps)
-    return {"median_step_s": weighted_median(kept), "p25_step_s": weighted_quantile(kept, 0.25),
-            "p75_step_s": weighted_quantile(kept, 0.75), "steps": steps, "skipped": skip,
+    return {"median_step_s": weighted_median(kept), "p25_step_s": weighted_quantile(kept, P25),
+            "p75_step_s": weighted_quantile(kept, P75), "steps": steps, "skipped": skip,
             "mean_step_s": mean, "mean_se_s": mean_se}
 
 
@@ -252,9 +255,9 @@ def _mean_and_error(kept, steps):
         return None, None
     mean = sum(d * w for d, w in kept) / steps
     if steps < 2:
-        return round(mean, 9), None
+        return round(mean, MEAN_DIGITS), None
     variance = sum(w * (d - mean) ** 2 for d, w in kept) / (steps - 1)
-    return round(mean, 9), round((variance / steps) ** 0.5, 9)
+    return round(mean, MEAN_DIGITS), round((variance / steps) ** SQUARE_ROOT, MEAN_DIGITS)
 
 
 def _expand_marks(boundaries):

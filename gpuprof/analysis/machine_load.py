@@ -10,6 +10,7 @@ NOTABLE_MIN_CORES = 0.5
 NOTABLE_CORE_SHARE = 0.25
 #: The verdict's confidence is scaled by the share of the machine left to the job, at most this far.
 CONFIDENCE_FLOOR = 0.5
+CORES_SLACK = 1e-9      # float error in the cores' sums: others exactly at the job's spare cores do not encroach
 
 
 def notable(other_cores, cpu_count) -> bool:
@@ -56,7 +57,7 @@ def others_during(system_record: dict, start, end) -> dict | None:
         return None
     other = sum(dt * value for dt, value in samples) / span
     # Under a limit, others count only as far as they reach into the cores the job may use.
-    encroach = other > cores - allowed + 1e-9
+    encroach = other > cores - allowed + CORES_SLACK
     out = {"other_cores": round(other, 2), "cpu_count": cores, "share": round(other / cores, 3),
            "notable": notable(other, cores) and encroach, "over": over}
     if allowed < cores:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from gpuprof.analysis.job_gpus import job_gpus, nvml_uuid
 from gpuprof.analysis.series import count
+from gpuprof.analysis.sizes import GIB, MIB
 
 GROWTH_MIN_BYTES = 16 << 20      # growth over the window worth a finding ...
 GROWTH_MIN_R = 0.8               # ... when it is this steady (correlation of memory with the step; under
@@ -21,6 +22,10 @@ STEADY_MIN_BYTES = 2 << 20       # ... by more than allocator and page granulari
 PROJECTED_STEPS = 100_000        # ... projected over a run this long ...
 PROJECTED_MIN_BYTES = 1 << 30    # ... to at least this (10.7 KB a step)
 HALVES_MIN_SHARE = 0.5           # each half of the window grows at least this share of the whole's rate
+MIN_GROWTH_POINTS = 5            # memory readings needed for a slope
+MIN_HALVES_POINTS = 10           # ... and for a slope of each half of the window
+TIME_SLACK = 1e-9                # seconds: a reading at the window's end stays inside it
+SQUARE_ROOT = 0.5                # as a power, a square root (the correlation's denominator)
 WORKER_GROWTH_BYTES = 32 << 20   # a worker's resident growth worth a finding ...
 WORKER_GROWTH_SHARE = 0.2        # ... and this share of what it started with
 
@@ -39,7 +44,7 @@ def _points(events, start, end):
     out = []
     for event in sorted(events, key=lambda e: e.get("t") or 0):
         t = event.get("t")
-        if t is None or (start is not None and t <= start) or (end is not None and t > end + 1e-9):
+        if t is None or (start is not None and t <= start) or (end is not None and t > end + TIME_SLACK):
             continue
         n = count(event)
         value = event.get("alloc") if event.get("alloc") is not None else event.get("rss")
@@ -64,7 +69,7 @@ def positions(points, seconds_per_step: float = None) -> tuple:
 
 def growth(points, seconds_per_step: float = None):
     """Least-squares slope of memory against the step (bytes per step) and its correlation."""
-    if len(points) < 5:
+    if len(points) < MIN_GROWTH_POINTS:
         return None
     xs, ys = positions(points, seconds_per_step)
     mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -74,7 +79,7 @@ def growth(points, seconds_per_step: float = None):
     if sxx <= 0:
         return None
     slope = sxy / sxx
-    r = sxy / (sxx * syy) ** 0.5 if syy > 0 else 0.0
+    r = sxy / (sxx * syy) ** SQUARE_ROOT if syy > 0 else 0.0
     steps = round(xs[-1] - xs[0]) + 1 if seconds_per_step else xs[-1]
     return {"slope_bytes_per_step": slope, "r": r, "steps": steps, "total_bytes": slope * (xs[-1] - xs[0]),
             "first_bytes": ys[0], "last_bytes": ys[-1]}
@@ -90,7 +95,7 @@ def seconds_per_step(steps: dict):
 def half_slopes(points, seconds_per_step: float = None) -> list:
     """The growth rate of each half of the window: a steady leak grows in both, warm-up in one."""
     xs, ys = positions(points, seconds_per_step)
-    if len(xs) < 10:
+    if len(xs) < MIN_HALVES_POINTS:
         return [0.0, 0.0]
     half = len(xs) // 2
     return [_slope(xs[:half], ys[:half]), _slope(xs[half:], ys[half:])]
@@ -252,15 +257,15 @@ def _growth_finding(trend, cuda, system, devices=()) -> dict:
             "steps_until_exhausted": exhaustion, "causes": list(LEAK_CAUSES),
             "projected_bytes": round(slope * PROJECTED_STEPS), "projected_steps": PROJECTED_STEPS,
             "summary": f"memory grows {_rate(slope)} per step, steadily (r={trend['r']:.2f}), "
-                       f"{trend['total_bytes'] / 2**20:.0f} MiB over {trend['steps']} steps, "
-                       f"{slope * PROJECTED_STEPS / 2**30:.1f} GiB per {PROJECTED_STEPS:,} steps"
+                       f"{trend['total_bytes'] / MIB:.0f} MiB over {trend['steps']} steps, "
+                       f"{slope * PROJECTED_STEPS / GIB:.1f} GiB per {PROJECTED_STEPS:,} steps"
                        + (f"; at this rate it runs out in about {exhaustion} more steps" if exhaustion else "")
                        + ". Likely: " + LEAK_CAUSES[0]}
 
 
 def _rate(slope) -> str:
     """Bytes per step in the unit that shows them: a slow leak in KiB, a fast one in MiB."""
-    return f"{slope / 2**20:.2f} MiB" if slope >= 1 << 20 else f"{slope / 1024:.0f} KiB"
+    return f"{slope / MIB:.2f} MiB" if slope >= MIB else f"{slope / 1024:.0f} KiB"
 
 
 def _worker_growth(worker_memory):
@@ -287,9 +292,15 @@ def _worker_growth(worker_memory):
     cause, fix, known = worker_growth_cause(grown)
     return {"kind": "worker_growth", "cause_known": known,
             "workers": [{k: w[k] for k in ("pid", "first", "last")} for w in grown],
-            "summary": f"{len(grown)} DataLoader worker{'s' if len(grown) != 1 else ''} grew {mean / 2**20:.0f} MiB of "
+            "summary": f"{len(grown)} DataLoader worker{'s' if len(grown) != 1 else ''} grew {mean / MIB:.0f} MiB of "
                        f"private memory each while they ran: {cause}",
             "fix": fix}
+
+
+#: A dataset attribute that grew to this many times its length at the start, by this many items at
+#: least, is a container that grows; one that did not is a table held from the start.
+GREW_FACTOR = 1.5
+GREW_MIN_ITEMS = 100
 
 
 def worker_growth_cause(grown: list):
@@ -303,7 +314,7 @@ def worker_growth_cause(grown: list):
         first = (worker.get("clues_first") or {}).get("attributes") or {}
         for name, (kind, length) in ((worker.get("clues_last") or {}).get("attributes") or {}).items():
             before = (first.get(name) or [kind, 0])[1]
-            target = growing if length > 1.5 * max(before, 1) and length - before >= 100 else tables
+            target = growing if length > GREW_FACTOR * max(before, 1) and length - before >= GREW_MIN_ITEMS else tables
             target[name] = max(target.get(name, (kind, 0)), (kind, length), key=lambda x: x[1])
         for buffer in worker.get("buffers") or []:
             key = (buffer["function"], buffer["local"])
@@ -316,7 +327,7 @@ def worker_growth_cause(grown: list):
     if buffers:
         buffer = max(buffers.values(), key=lambda b: b["items"])
         where = f"{os.path.basename(buffer['file'])}:{buffer['line']}"
-        held = f", about {buffer['bytes'] / 2**20:.0f} MiB," if buffer.get("bytes") else ""
+        held = f", about {buffer['bytes'] / MIB:.0f} MiB," if buffer.get("bytes") else ""
         return (f"`{buffer['local']}` in {buffer['function']} ({where}) holds {buffer['items']:,} items{held} in each "
                 "worker — a shuffle buffer or prefetched samples, held once per worker",
                 "a smaller buffer (each worker keeps its own: workers x buffer in all), or samples kept in their "
@@ -335,11 +346,14 @@ def worker_growth_cause(grown: list):
             "and the libraries it calls", False)
 
 
+PAGING_PRESSURE = 0.1       # memory pressure (some) that says the machine paged, without swap-ins
+
+
 def _paging(system: dict):
     events = (system.get("memory") or {}).get("events") or {}
     swapped = events.get("pswpin") or 0
     pressure = ((system.get("pressure") or {}).get("memory_some")) or 0.0
-    if swapped <= 0 and pressure < 0.1:
+    if swapped <= 0 and pressure < PAGING_PRESSURE:
         return None
     return {"kind": "paging", "swap_in_pages": swapped, "memory_pressure": round(pressure, 3),
             "summary": f"the machine was short of memory: {swapped} pages swapped in, tasks stalled on memory "
@@ -371,4 +385,4 @@ def _shm(exceptions, system: dict, steps: dict):
     return {"kind": "shared-memory", "at_step": at_step, "shm_bytes": size,
             "shm_free_min_bytes": limit.get("shm_free_min_bytes"),
             "how": (f"a DataLoader worker could not put a batch in shared memory after {at_step} "
-                    f"step{'s' if at_step != 1 else ''}" + (f" (/dev/shm holds {size / 2**20:.0f} MiB)" if size else ""))}
+                    f"step{'s' if at_step != 1 else ''}" + (f" (/dev/shm holds {size / MIB:.0f} MiB)" if size else ""))}

@@ -13,9 +13,11 @@ import statistics
 #: A run this far from its series' median (relative), and beyond 3 scaled MADs, is disturbed.
 DISTURBED = 0.15
 MAD_SCALE = 1.4826          # MAD of a normal sample to its standard deviation
-#: Two-sided 90% Student t quantiles by degrees of freedom (1..10); larger n uses 1.645.
+#: Two-sided 90% Student t quantiles by degrees of freedom (1..10); larger n uses T90_NORMAL.
 T90 = {1: 6.314, 2: 2.920, 3: 2.353, 4: 2.132, 5: 2.015, 6: 1.943, 7: 1.895, 8: 1.860, 9: 1.833, 10: 1.812}
+T90_NORMAL = 1.645          # the normal distribution's two-sided 90% quantile
 SAME = 0.03                 # ratios within 3% of 1.0 are no measurable change
+MIN_RUNS = 4                # runs needed to call one disturbed: it, and three that agree
 
 
 def disturbed(values: list) -> list:
@@ -24,7 +26,7 @@ def disturbed(values: list) -> list:
     least three remain. A series that is noisy throughout has no disturbed value: it is noisy; and
     of three runs, two that agree are not enough to call the third disturbed."""
     present = [(i, v) for i, v in enumerate(values) if v]
-    if len(present) < 4:
+    if len(present) < MIN_RUNS:
         return []
     out = []
     for i, v in present:
@@ -50,7 +52,7 @@ def interval(ratios: list):
     mean = statistics.fmean(logs)
     if len(logs) < 2:
         return math.exp(mean), None, None
-    half = T90.get(len(logs) - 1, 1.645) * statistics.stdev(logs) / math.sqrt(len(logs))
+    half = T90.get(len(logs) - 1, T90_NORMAL) * statistics.stdev(logs) / math.sqrt(len(logs))
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 

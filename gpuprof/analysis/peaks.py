@@ -21,6 +21,8 @@ import json
 import os
 import re
 
+from gpuprof.analysis.digits import FINE_DIGITS
+
 #: (pattern over the NVML device name, label, {dtype: dense TFLOPS}); the first match wins.
 KNOWN = (
     (r"H100.*NVL", "H100 NVL", {"FP64": 30.0, "FP32": 60.0, "TF32": 417.5, "BF16": 835.5, "FP16": 835.5,
@@ -99,7 +101,7 @@ def remember_peak(device_name: str, key: str, tflops: float, how: str, threads=N
     """Keep a measured peak for the next runs on this device model; an unwritable cache is skipped."""
     path = path or cache_path()
     data = _read(path)
-    data[cache_key(device_name, key, threads)] = {"tflops": round(float(tflops), 6), "how": how}
+    data[cache_key(device_name, key, threads)] = {"tflops": round(float(tflops), FINE_DIGITS), "how": how}
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         temporary = f"{path}.{os.getpid()}.tmp"

@@ -16,10 +16,12 @@ producers' CPU, ...) says why. A rank that mostly waits for the others gets the 
 rule (analysis/bottlenecks/comm.py) reads the waiting share worked out here."""
 
 from gpuprof.analysis.bottlenecks.comm import WAITING_NOTABLE
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
 from gpuprof.analysis.series import median
 from gpuprof.record import kinds
 
 STRAGGLER_RATIO = 1.25      # own work this much above the median of the others' names a straggler
+NO_RANK_LAST = 10 ** 9      # sorts a trainer without a rank after every ranked one
 
 
 def trainers(groups: list) -> list:
@@ -45,7 +47,7 @@ def trainers(groups: list) -> list:
         for i, other in info.items():
             if other["ppid"] == trainer["pid"] and other["host"] == trainer["host"] and not other["steps"]:
                 trainer["group_indices"].append(i)
-    found.sort(key=lambda t: (t["rank"] if t["rank"] is not None else 10 ** 9, t["t"]))
+    found.sort(key=lambda t: (t["rank"] if t["rank"] is not None else NO_RANK_LAST, t["t"]))
     for order, trainer in enumerate(found):
         if trainer["rank"] is None:
             trainer["rank"] = order
@@ -114,7 +116,7 @@ def judge(rows: list) -> dict:
         shares = row["shares"]
         waiting = (shares.get("collective") or 0.0) + max((_backward(row) or 0.0) - fastest_backward, 0.0)
         waiting = max(waiting, row.get("device_comm_share") or 0.0)
-        row["waiting_share"] = round(min(waiting, 1.0), 4)
+        row["waiting_share"] = round(min(waiting, 1.0), REPORT_DIGITS)
         row["own_step_s"] = row["mean_step_s"] * (1.0 - row["waiting_share"])
     slowest = max(usable, key=lambda r: r["own_step_s"])
     others = [r["own_step_s"] for r in usable if r is not slowest]
@@ -169,7 +171,8 @@ def _straggler(slow: dict, others: list) -> dict:
     return {
         "rank": slow["rank"], "host": slow.get("host"), "pid": slow["pid"],
         "cause": slow["verdict"].get("bottleneck"),
-        "own_step_s": round(slow["own_step_s"], 6), "others_own_step_s": round(typical("own_step_s"), 6),
+        "own_step_s": round(slow["own_step_s"], FINE_DIGITS),
+        "others_own_step_s": round(typical("own_step_s"), FINE_DIGITS),
         "data_wait_share": slow.get("data_wait_share"), "others_data_wait_share": typical("data_wait_share"),
         "producers_cpu_s": slow.get("producers_cpu_s"), "others_producers_cpu_s": typical("producers_cpu_s"),
         "others_waiting_share": typical("waiting_share"),

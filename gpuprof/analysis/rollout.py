@@ -22,6 +22,7 @@ the policy calls'), the update by the policy calls' (the same model's ops on the
 conversions and the rest by the env steps' (single-threaded Python), and the shares are taken
 again. The report's verdict reads them only where other processes held notable cores."""
 
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
 from gpuprof.priors.verdicts import UNCONTENDED_QUANTILE
 
 #: Parts of the rollout, in the order the report names them.
@@ -34,6 +35,8 @@ MIN_PHASES = 1
 MIN_PACED_CALLS = 20
 #: Duration buckets per doubling in the rollout probe's histograms (gpuprof.probes.rollout).
 BUCKETS_PER_OCTAVE = 4
+#: Half a bucket up from a bucket's lower edge on that doubling scale: its geometric middle.
+BUCKET_MIDDLE = 0.5
 
 
 def measured_phases(rollouts: list, pid, start: float, end: float, window: float):
@@ -61,7 +64,7 @@ def measured_phases(rollouts: list, pid, start: float, end: float, window: float
         conversions = 0.0
     rest = max(collection - env - inference - (conversions or 0.0), 0.0)
     seconds = {"env": env, "inference": inference, "conversions": conversions, "rest": rest}
-    parts = {k: (round(v / window, 4) if v is not None else None) for k, v in seconds.items()}
+    parts = {k: (round(v / window, REPORT_DIGITS) if v is not None else None) for k, v in seconds.items()}
     calls = sum(c["inf_calls"] for c in clipped)
     env_calls = sum(c["env_calls"] for c in clipped)
     pace = {"env": pace_of([c["env_hist"] for c in clipped], env / env_calls if env_calls else None),
@@ -69,13 +72,16 @@ def measured_phases(rollouts: list, pid, start: float, end: float, window: float
     return {
         "basis": "measured: collection phases from the first env step after an update to the next update's forward",
         "count": len(clipped),
-        "collection": {"seconds": round(collection, 4), "share": round(collection / window, 4)},
-        "learning": {"seconds": round(window - collection, 4), "share": round(1 - collection / window, 4)},
-        "rollout": {"env_share": round(env / collection, 4), "other_share": round(1 - env / collection, 4)},
+        "collection": {"seconds": round(collection, REPORT_DIGITS),
+                       "share": round(collection / window, REPORT_DIGITS)},
+        "learning": {"seconds": round(window - collection, REPORT_DIGITS),
+                     "share": round(1 - collection / window, REPORT_DIGITS)},
+        "rollout": {"env_share": round(env / collection, REPORT_DIGITS),
+                    "other_share": round(1 - env / collection, REPORT_DIGITS)},
         "parts": parts,
         "largest": largest_part(parts),
         "inference_calls": calls,
-        "inference_per_call_s": round(forwards / calls, 6) if calls else None,
+        "inference_per_call_s": round(forwards / calls, FINE_DIGITS) if calls else None,
         "env_calls": int(round(env_calls)),
         "sampled_s": round(sampled / 1e6, 3),
         "uncontended": uncontended(seconds, window - collection, pace),
@@ -97,8 +103,8 @@ def pace_of(histograms: list, mean_s):
     for bucket in sorted(counts):
         seen += counts[bucket]
         if seen >= reach:
-            fast = 2.0 ** ((bucket + 0.5) / BUCKETS_PER_OCTAVE)     # the bucket's geometric middle
-            return round(min(fast / mean_s, 1.0), 4)
+            fast = 2.0 ** ((bucket + BUCKET_MIDDLE) / BUCKETS_PER_OCTAVE)
+            return round(min(fast / mean_s, 1.0), REPORT_DIGITS)
     return None
 
 
@@ -115,10 +121,11 @@ def uncontended(seconds: dict, learning: float, pace: dict):
     total = sum(v for v in paced.values() if v is not None) + update
     if total <= 0:
         return None
-    parts = {k: (round(v / total, 4) if v is not None else None) for k, v in paced.items()}
+    parts = {k: (round(v / total, REPORT_DIGITS) if v is not None else None) for k, v in paced.items()}
     return {"basis": f"each part at the pace of its fastest {UNCONTENDED_QUANTILE.value:.0%} of calls",
             "pace": pace, "parts": parts, "largest": largest_part(parts),
-            "collection": {"share": round(1 - update / total, 4)}, "learning": {"share": round(update / total, 4)}}
+            "collection": {"share": round(1 - update / total, REPORT_DIGITS)},
+            "learning": {"share": round(update / total, REPORT_DIGITS)}}
 
 
 def _clipped(event: dict, start: float, end: float):

@@ -3,6 +3,7 @@ threads apart, and the probes inside the job (their threads and their hot paths,
 measured them at its exit), against the CPU the job used. None for a run that measured none of it
 (runs saved before gpuprof measured its probes)."""
 
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.machine_load import busy_words, others_during
 from gpuprof.analysis.processes import events_of_kind
 from gpuprof.record import kinds
@@ -26,18 +27,19 @@ def self_cost_section(meta: dict, groups: list, system_record: dict, others: dic
     own = supervisor + probes
     parts = {"supervisor": max(supervisor - samplers_s, 0.0), "samplers": samplers_s, "probes": probes}
     return {
-        "supervisor_cpu_s": round(supervisor, 4),
-        "samplers_cpu_s": round(samplers_s, 4),
-        "probes_cpu_s": round(probes, 4),
-        "probe_threads_cpu_s": round(probe_threads, 4),
-        "probe_hooks_cpu_s": round(probe_hooks, 4),
+        "supervisor_cpu_s": round(supervisor, REPORT_DIGITS),
+        "samplers_cpu_s": round(samplers_s, REPORT_DIGITS),
+        "probes_cpu_s": round(probes, REPORT_DIGITS),
+        "probe_threads_cpu_s": round(probe_threads, REPORT_DIGITS),
+        "probe_hooks_cpu_s": round(probe_hooks, REPORT_DIGITS),
         "per_call_us": _per_call(probe_events),
-        "own_cpu_s": round(own, 4),
-        "job_cpu_s": round(job, 4) if job else None,
-        "share": round(own / job, 4) if job else None,
+        "own_cpu_s": round(own, REPORT_DIGITS),
+        "job_cpu_s": round(job, REPORT_DIGITS) if job else None,
+        "share": round(own / job, REPORT_DIGITS) if job else None,
         "largest_part": max(parts, key=lambda name: parts[name]) if own > 0 else None,
-        "parts_cpu_s": {name: round(value, 4) for name, value in parts.items()},
-        **beside_busy_machine(round(own, 4), round(own / job, 4) if job else None, meta.get("duration_s"),
+        "parts_cpu_s": {name: round(value, REPORT_DIGITS) for name, value in parts.items()},
+        **beside_busy_machine(round(own, REPORT_DIGITS), round(own / job, REPORT_DIGITS) if job else None,
+                              meta.get("duration_s"),
                               others if others is not None else _others_over_the_run(system_record or {})),
     }
 

@@ -1,6 +1,13 @@
 """Helpers for the probes' bounded streams: an event is either one item (no "n") or a block of n
 items whose numeric values are sums."""
 
+#: Quantiles by name.
+P25 = 0.25
+MEDIAN = 0.5
+P75 = 0.75
+P90 = 0.90
+P99 = 0.99
+
 
 def count(event) -> int:
     return int(event.get("n", 1))
@@ -41,7 +48,7 @@ def durations(events):
 
 def weighted_median(pairs):
     """Median of (value, weight) pairs."""
-    return weighted_quantile(pairs, 0.5)
+    return weighted_quantile(pairs, MEDIAN)
 
 
 def weighted_quantile(pairs, q: float):

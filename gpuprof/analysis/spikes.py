@@ -9,9 +9,15 @@ probes' streams count as their mean and are never a spike)."""
 import math
 import statistics
 
+from gpuprof.analysis.digits import REPORT_DIGITS
+
 SPIKE = 3.0            # a step this many times the median ...
 SPIKE_MIN_S = 0.02     # ... and at least this much longer than it is a slow step
 MIN_SPIKES = 3         # slow steps needed to speak of a period
+MIN_STEPS = 4 * MIN_SPIKES      # measured steps needed to look for slow ones: four per slow step a period needs
+#: Candidate periods: the gaps from each of the first PERIOD_FROM slow steps to the next PERIOD_TO.
+PERIOD_FROM = 200
+PERIOD_TO = 40
 ON_PERIOD = 0.7        # share of the gaps between slow steps within one step of the period
 SLOW_START = 1.5       # the first tenth of the steps this much slower than the rest is a slow start
 CHANCE = 0.01          # the chance that random slow steps fill some lattice tried as well as the best
@@ -24,14 +30,14 @@ def periodic_spikes(durations: list):
     its places slow: slow steps off the lattice (a busy machine's stalls) neither hide it nor count.
     A loaded machine's stalls fall at random, and among the many lattices tried one with few places
     is often full by chance: the best one must also be fuller than chance would make any of them."""
-    if len(durations) < 4 * MIN_SPIKES:
+    if len(durations) < MIN_STEPS:
         return None
     median = statistics.median(durations)
     slow = [i for i, d in enumerate(durations) if d >= SPIKE * median and d - median >= SPIKE_MIN_S]
     if len(slow) < MIN_SPIKES:
         return None
     slow_set, n = set(slow), len(durations)
-    candidates = {b - a for k, a in enumerate(slow[:200]) for b in slow[k + 1:k + 40]}
+    candidates = {b - a for k, a in enumerate(slow[:PERIOD_FROM]) for b in slow[k + 1:k + PERIOD_TO]}
     best, tried = None, 0
     for every in sorted(p for p in candidates if 2 <= p <= n // MIN_SPIKES):
         for first in {i % every for i in slow}:
@@ -46,9 +52,13 @@ def periodic_spikes(durations: list):
     every, hits, _ = best
     extra = sum(durations[i] - median for i in hits)
     total = sum(durations)
-    return {"every": every, "count": len(hits), "extra_s": round(extra, 4),
-            "share": round(extra / total, 4) if total else None,
-            "typical_s": round(statistics.median(durations[i] for i in hits), 4), "median_s": round(median, 4)}
+    return {"every": every, "count": len(hits), "extra_s": round(extra, REPORT_DIGITS),
+            "share": round(extra / total, REPORT_DIGITS) if total else None,
+            "typical_s": round(statistics.median(durations[i] for i in hits), REPORT_DIGITS),
+            "median_s": round(median, REPORT_DIGITS)}
+
+
+TAIL_PRECISION = 1e-12   # the tail's sum stops where a term adds less than this share of it
 
 
 def _binomial_tail(places: int, need: int, p: float) -> float:
@@ -62,7 +72,7 @@ def _binomial_tail(places: int, need: int, p: float) -> float:
     term, total = math.exp(log_term), 0.0
     for k in range(need, places + 1):
         total += term
-        if term < total * 1e-12:
+        if term < total * TAIL_PRECISION:
             break
         term *= (places - k) / (k + 1) * p / (1 - p)
     return total
@@ -74,10 +84,10 @@ MAX_SLOW_KEPT = 200
 def slow_steps_at(timed: list) -> list:
     """[[start, end]] (monotonic seconds) of the slow steps among (end time, duration) pairs, at most
     MAX_SLOW_KEPT: what other samplers' series are read against."""
-    if len(timed) < 4 * MIN_SPIKES:
+    if len(timed) < MIN_STEPS:
         return []
     median = statistics.median(d for _, d in timed)
-    return [[round(t - d, 4), round(t, 4)] for t, d in timed
+    return [[round(t - d, REPORT_DIGITS), round(t, REPORT_DIGITS)] for t, d in timed
             if d >= SPIKE * median and d - median >= SPIKE_MIN_S][:MAX_SLOW_KEPT]
 
 
@@ -107,12 +117,16 @@ def memory_stalls_in_slow_steps(columns: dict, slow_at: list):
     return {"during": round(during, 3), "overall": round(overall, 3), "steps": len(slow_at)}
 
 
+SLOW_START_MIN_STEPS = 20    # measured steps needed to compare the first ones with the rest
+FIRST_PART = 10              # the first 1/FIRST_PART of the steps are the early ones (at least two)
+
+
 def slow_start(durations: list):
     """{steps, times} when the first tenth of the measured steps ran SLOW_START times slower than the
     rest, or None."""
-    if len(durations) < 20:
+    if len(durations) < SLOW_START_MIN_STEPS:
         return None
-    first = max(len(durations) // 10, 2)
+    first = max(len(durations) // FIRST_PART, 2)
     early, rest = statistics.median(durations[:first]), statistics.median(durations[first:])
     if rest <= 0 or early < SLOW_START * rest:
         return None
@@ -131,13 +145,20 @@ def describe(spikes: dict, phases: dict = None) -> str:
             f"time): {what}, which the median hides")
 
 
+#: Slow steps are the rollouts where their count is within a quarter of the rollouts' (at least one)
+#: and their time between half and twice the collection's.
+ROLLOUT_COUNT_SLACK = 4
+ROLLOUT_TIME_LOW = 0.5
+ROLLOUT_TIME_HIGH = 2.0
+
+
 def _rollouts(spikes: dict, phases: dict) -> bool:
     """Whether the slow steps are the measured rollouts: about as many, and together about as long."""
     count = phases.get("count") or 0
     collection = (phases.get("collection") or {}).get("seconds") or 0.0
     slow_s = spikes["count"] * spikes["typical_s"]
-    return bool(phases.get("parts")) and abs(spikes["count"] - count) <= max(1, count // 4) and \
-        0.5 * collection <= slow_s <= 2.0 * collection
+    return bool(phases.get("parts")) and abs(spikes["count"] - count) <= max(1, count // ROLLOUT_COUNT_SLACK) and \
+        ROLLOUT_TIME_LOW * collection <= slow_s <= ROLLOUT_TIME_HIGH * collection
 
 
 IN_SLOW = 0.5          # a function on the stack in at least half the slow steps' sampled time ...

@@ -5,6 +5,7 @@ code before it) is not sampled and counts as a part of its own."""
 
 import re
 
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.record import kinds
 from gpuprof.record.startup_parts import BEFORE_TORCH
 
@@ -47,11 +48,11 @@ def analyse_startup(groups_events: list, meta: dict, stepping_pid=None):
     whole = max(seconds, sum(parts.values()))
     return {
         "seconds": round(seconds, 3),
-        "share": round(share, 4) if share is not None else None,
+        "share": round(share, REPORT_DIGITS) if share is not None else None,
         "reached_first_step": reached,
         "notable": is_notable(seconds, share),
         "parts": [{"part": part, "seconds": round(value, 3),
-                   "share": round(value / whole, 4) if whole > 0 else None}
+                   "share": round(value / whole, REPORT_DIGITS) if whole > 0 else None}
                   for part, value in sorted(parts.items(), key=lambda item: -item[1])],
         "where": _where(where, whole),
         "pid": event.get("pid"),
@@ -76,7 +77,7 @@ def _where(found, seconds: float):
     name, line = _name_and_place(frames[0])
     owner = _name_and_place(_owner(frames))[0]
     out = {"function": owner, "line": line, "part": part,
-           "seconds": round(total, 3), "share": round(total / seconds, 4) if seconds > 0 else None}
+           "seconds": round(total, 3), "share": round(total / seconds, REPORT_DIGITS) if seconds > 0 else None}
     if name != owner:
         out["inside"] = name
     return out

@@ -2,6 +2,7 @@
 GPUs' are in gpuprof.analysis.gpus (per device) and gpuprof.analysis.job_gpus (which are the job's),
 named here too for the callers that read every summary from one place."""
 
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.gpus import SLOWDOWNS, slowdown_notes, summarize_gpus  # noqa: F401
 from gpuprof.analysis.job_gpus import job_gpu_util, job_gpus  # noqa: F401
 
@@ -91,5 +92,5 @@ def _cpu_limit(limit, span):
     out = dict(limit)
     throttled = limit.get("throttled") or {}
     if throttled.get("seconds") is not None and span:
-        out["throttled_share"] = round(min(throttled["seconds"] / span, 1.0), 4)
+        out["throttled_share"] = round(min(throttled["seconds"] / span, 1.0), REPORT_DIGITS)
     return out

@@ -11,9 +11,11 @@ from gpuprof.analysis.loaders import loader_of
 from gpuprof.analysis.loop import dominant_loader, line_of
 from gpuprof.analysis.processes import events_of_kind, registered_processes
 from gpuprof.analysis.series import count
+from gpuprof.analysis.sizes import BYTES_TO_MB
 from gpuprof.record import kinds
 
 STEP_KIND = {"optimizer": "step", "backward": "bstep", "dataloader": "batch"}
+COMMAND_CHARS = 60      # of another process's command line, as its name
 
 
 def _interval(start: float, end: float, n: int = 1, **values) -> dict:
@@ -88,7 +90,7 @@ def _processes(groups, fetches, training_pid, by_id, rel, ranks=()) -> list:
             role, name = "worker", f"DataLoader worker {worker}" + (f" of {where}" if where else "")
         else:
             argv = [str(a) for a in proc.get("argv") or []]
-            role, name = "other", "python " + " ".join(argv)[:60] if argv else "python"
+            role, name = "other", "python " + " ".join(argv)[:COMMAND_CHARS] if argv else "python"
         out.append({"pid": pid, "ppid": proc.get("ppid"), "role": role, "name": name,
                     "worker": worker_of.get(pid, (None,))[0],
                     "start": rel(proc["t"]) if proc.get("t") is not None else None})
@@ -228,8 +230,8 @@ def _system(system: dict, rel) -> dict:
         "cpu_user": column("cpu_user"), "cpu_system": column("cpu_system"),
         "cpu_iowait": column("cpu_iowait"), "cpu_steal": column("cpu_steal"),
         "job_cores": job_cores,
-        "disk_read_mb_s": per_second("disk_read_bytes", 1e-6),
-        "job_read_mb_s": per_second("job_read_bytes", 1e-6),
+        "disk_read_mb_s": per_second("disk_read_bytes", BYTES_TO_MB),
+        "job_read_mb_s": per_second("job_read_bytes", BYTES_TO_MB),
         "job_rss": column("job_rss"),
         "psi_cpu_some": column("psi_cpu_some"), "psi_io_some": column("psi_io_some"),
         "psi_memory_some": column("psi_memory_some"),
@@ -254,5 +256,5 @@ def _gpus(gpu: dict, rel) -> list:
                     "mem_total": device.get("mem_total") or device.get("memory_total"),
                     "t": [rel(t) for t in times], "util_gpu": column("util_gpu"),
                     "util_memory": column("util_memory"), "mem_used": column("mem_used"),
-                    "pcie_rx_mb_s": column("pcie_rx_bps", 1e-6), "pcie_tx_mb_s": column("pcie_tx_bps", 1e-6)})
+                    "pcie_rx_mb_s": column("pcie_rx_bps", BYTES_TO_MB), "pcie_tx_mb_s": column("pcie_tx_bps", BYTES_TO_MB)})
     return out

@@ -8,6 +8,8 @@ that is `device_wait_s`, never copy time. Only copies inside the steps' window c
 copies and model moves are reported apart), and only the training process's: each rank's share
 is against its own window (docs/how-it-works.md)."""
 
+from gpuprof.analysis.digits import FINE_DIGITS, REPORT_DIGITS
+
 EMPTY = {"count": 0, "bytes": 0, "pageable_bytes": 0, "seconds": None, "observed": False}
 _SUMMED = ("n", "bytes", "pageable_bytes", "pinned_bytes", "non_blocking", "small", "host_s", "gpu_s",
            "timed", "timed_bytes", "timed_host_s", "wait_s", "pin_n", "pin_bytes", "pin_s")
@@ -74,7 +76,7 @@ def _seconds(sums: dict, everything: dict, legacy: bool) -> tuple:
     return seconds, "device", estimated, timed_bytes / gpu_s if gpu_s else None
 
 
-def _rounded(value, digits=6):
+def _rounded(value, digits=FINE_DIGITS):
     return round(value, digits) if value is not None else None
 
 
@@ -116,12 +118,12 @@ def analyse_copies(events, steps: dict = None, values=None) -> dict:
         "pinned_bytes": int(round(inside["pinned_bytes"])), "non_blocking": int(round(inside["non_blocking"])),
         "small": int(round(inside["small"])),
         "seconds": _rounded(seconds) if count else None, "basis": basis,
-        "share": _rounded(seconds / window_s, 4) if count and window_s else None,
+        "share": _rounded(seconds / window_s, REPORT_DIGITS) if count and window_s else None,
         "host_s": _rounded(inside["host_s"]), "gpu_s": _rounded(inside["gpu_s"]) if inside["timed"] else None,
         "timed": int(round(inside["timed"])), "estimated": int(round(estimated)),
         "bytes_per_s": round(rate) if rate else None,
         "device_wait_s": _rounded(inside["wait_s"]),
-        "device_wait_share": _rounded(inside["wait_s"] / window_s, 4) if window_s else None,
+        "device_wait_share": _rounded(inside["wait_s"] / window_s, REPORT_DIGITS) if window_s else None,
         "dtypes": dtypes,
         "pin_memory": {"count": int(round(inside["pin_n"])), "bytes": int(round(inside["pin_bytes"])),
                        "seconds": _rounded(inside["pin_s"])},
@@ -176,7 +178,7 @@ def analyse_hdf5(descriptions, reads) -> list:
             "opens": reads_of["opens"],
             "reopened_per_read": bool(reads_of["calls"]) and reads_of["opens"] * 2 > reads_of["calls"],
             **({"opened_at": desc["opened_at"]} if desc.get("opened_at") else {}),
-            **({"open_s": round(reads_of["open_s"], 6)} if reads_of.get("open_s") else {}),
-            **({"read_s": round(reads_of["read_s"], 6)} if reads_of.get("read_s") else {}),
+            **({"open_s": round(reads_of["open_s"], FINE_DIGITS)} if reads_of.get("open_s") else {}),
+            **({"read_s": round(reads_of["read_s"], FINE_DIGITS)} if reads_of.get("read_s") else {}),
         })
     return out

@@ -15,6 +15,8 @@ WAITING_NOTABLE = 0.2       # a share of the step spent waiting on other ranks t
 #: communication-bound: more of the step than the model's compute. Below it, an all-reduce slowed by
 #: a busy machine still leaves the verdict to the compute it mostly is.
 COLLECTIVE_BOUND = 0.5
+WAITING_CONFIDENCE = 0.7        # a wait on other ranks, as analysis/ranks.py attributes it
+COLLECTIVE_CONFIDENCE = 0.75    # the exposed all-reduce, from DDP's own timing
 
 
 def leads(sections: dict, before: dict):
@@ -39,7 +41,7 @@ def waiting_verdict(share: float, straggler: dict) -> dict:
     """The verdict of a rank that mostly waits for another one (in DDP's all-reduce, a barrier, ...)."""
     on = f"rank {straggler['rank']}" if straggler else "the other ranks"
     reason = f"{share:.0%} of each step waits for {on} in collectives (DDP's gradient all-reduce, barriers)"
-    return {"bottleneck": ID, "share": share, "confidence": 0.7,
+    return {"bottleneck": ID, "share": share, "confidence": WAITING_CONFIDENCE,
             "reason": reason, "summary": f"Waiting on {on}: {reason}."}
 
 
@@ -49,7 +51,7 @@ def collective_verdict(share: float) -> dict:
     reason = (f"{share:.0%} of each step is DDP's gradient all-reduce that the backward pass does not hide "
               "(DDP's own timing; the ranks are balanced, so this is the collective itself, not a wait for a "
               "slower rank)")
-    return {"bottleneck": ID, "share": share, "confidence": 0.75, "reason": reason,
+    return {"bottleneck": ID, "share": share, "confidence": COLLECTIVE_CONFIDENCE, "reason": reason,
             "summary": f"Communication-bound: {reason}."}
 
 

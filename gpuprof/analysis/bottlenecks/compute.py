@@ -12,21 +12,31 @@ from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "compute"
 
+GPU_UTIL_COMPUTE = 0.4      # NVML utilisation from which the GPU may be the limit ...
+GPU_UTIL_SPAN = 0.5         # ... counting as ever busier over this much above it (fully at 90%)
+#: Confidence: the base, plus a part for how busy the device is and one for how calm the input is.
+CONFIDENCE_BASE = 0.4
+CONFIDENCE_PER_BUSY = 0.3
+CONFIDENCE_PER_CALM = 0.3
+NO_WAIT_CONFIDENCE = 0.3    # no data-wait figure: compute is the verdict only by elimination
+
 
 def evaluate(ev):
     wait = ev.wait_share or 0.0
     copy = ev.copy_share or 0.0
     share = clamp(1.0 - wait - copy)
     if ev.gpu:
-        if ev.gpu_util is None or ev.gpu_util < 0.4:
+        if ev.gpu_util is None or ev.gpu_util < GPU_UTIL_COMPUTE:
             return None
-        busy = clamp((ev.gpu_util - 0.4) / 0.5)
+        busy = clamp((ev.gpu_util - GPU_UTIL_COMPUTE) / GPU_UTIL_SPAN)
         device = f"a kernel was running on the GPU {ev.gpu_util:.0%} of the time{_sm_activity(ev)}"
     else:
         busy = clamp((ev.cores_busy or 0.0) / 1.0)
         device = f"{_who_keeps(ev)} (no GPU: the CPU is the device)"
     calm_input = clamp((INPUT_BOUND - wait) / INPUT_BOUND)
-    confidence = step_confidence(ev) * (0.4 + 0.3 * busy + 0.3 * calm_input) if ev.wait_share is not None else 0.3
+    confidence = (step_confidence(ev)
+                  * (CONFIDENCE_BASE + CONFIDENCE_PER_BUSY * busy + CONFIDENCE_PER_CALM * calm_input)
+                  if ev.wait_share is not None else NO_WAIT_CONFIDENCE)
     # The wait unrounded: words() rounds it once, as every output rounds the steps' data wait.
     evidence = {"data_wait_share": ev.wait_share, "gpu_util": rounded(ev.gpu_util),
                 "cores_busy": rounded(ev.cores_busy), "cpu_count": ev.cpu_count, "copy_share": rounded(ev.copy_share)}

@@ -9,14 +9,22 @@ from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "host.overhead"
 
+GPU_UTIL_HOST_BOUND = 0.5   # NVML utilisation under which the host, not the device, sets the pace
+#: Confidence: the base just under the bound, rising by the span as utilisation falls by UTIL_SPAN
+#: below it (full at 10%).
+CONFIDENCE_BASE = 0.5
+CONFIDENCE_SPAN = 0.4
+UTIL_SPAN = 0.4
+
 
 def evaluate(ev):
-    if not ev.gpu or ev.gpu_util is None or ev.gpu_util >= 0.5:
+    if not ev.gpu or ev.gpu_util is None or ev.gpu_util >= GPU_UTIL_HOST_BOUND:
         return None
     if (ev.wait_share or 0.0) >= INPUT_BOUND or (ev.copy_share or 0.0) >= TRANSFER_NOTABLE:
         return None
     share = clamp(1.0 - ev.gpu_util - (ev.wait_share or 0.0))
-    confidence = step_confidence(ev) * (0.5 + 0.4 * clamp((0.5 - ev.gpu_util) / 0.4))
+    below = clamp((GPU_UTIL_HOST_BOUND - ev.gpu_util) / UTIL_SPAN)
+    confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * below)
     return Finding(ID, share, confidence, {
         "gpu_util": rounded(ev.gpu_util), "data_wait_share": rounded(ev.wait_share),
         "copy_share": rounded(ev.copy_share), "cores_busy": rounded(ev.cores_busy),

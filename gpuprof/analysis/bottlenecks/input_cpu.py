@@ -18,7 +18,8 @@ from gpuprof.priors.verdicts import CONTENDED_VERDICT_FROM
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
+                                          waits_on, who)
 
 ID = "input.cpu"
 
@@ -28,6 +29,20 @@ INPUT_CPU_SHARE = 0.3   # ... and making batches at least this share of the job'
 #: wait's INPUT_BOUND, since compute here is slowed by the input, not free of it (prior
 #: input.cpu.contended-bound, with the program it was set on and the second that agrees).
 CONTENDED_BOUND = CONTENDED_VERDICT_FROM.value
+#: A contended input's confidence: the base, a part for how long the workers queue for a core (full
+#: at QUEUED_SPAN past QUEUED) and one for the strength of the CPU share or the training threads'
+#: wait (full at STRENGTH_SPAN past its bound).
+CONTENDED_CONFIDENCE_BASE = 0.5
+CONTENDED_CONFIDENCE_PER_QUEUE = 0.25
+CONTENDED_CONFIDENCE_PER_STRENGTH = 0.25
+QUEUED_SPAN = 0.3
+STRENGTH_SPAN = 0.4
+#: A visible wait's confidence: the base, rising by the span as the producers' CPU over wall rises by
+#: BUSY_CPU_SPAN past BUSY_CPU (full at 85%).
+CONFIDENCE_BASE = 0.55
+CONFIDENCE_SPAN = 0.45
+BUSY_CPU = 0.35
+BUSY_CPU_SPAN = 0.5
 
 
 def input_cpu_share(ev):
@@ -62,9 +77,11 @@ def evaluate_contended(ev):
         # compute runs on the GPU: the training thread slowed by the workers costs the steps only
         # the time the GPU then idles
         cost = min(cost, max(0.0, 1.0 - ev.gpu_util))
-    strength = max(clamp((share - INPUT_CPU_SHARE) / 0.4) if by_producers else 0.0,
-                   clamp((training - TRAINING_QUEUED) / 0.4) if by_training else 0.0)
-    confidence = step_confidence(ev) * (0.5 + 0.25 * clamp((queued - QUEUED) / 0.3) + 0.25 * strength)
+    strength = max(clamp((share - INPUT_CPU_SHARE) / STRENGTH_SPAN) if by_producers else 0.0,
+                   clamp((training - TRAINING_QUEUED) / STRENGTH_SPAN) if by_training else 0.0)
+    confidence = step_confidence(ev) * (CONTENDED_CONFIDENCE_BASE
+                                        + CONTENDED_CONFIDENCE_PER_QUEUE * clamp((queued - QUEUED) / QUEUED_SPAN)
+                                        + CONTENDED_CONFIDENCE_PER_STRENGTH * strength)
     evidence = dict(input_evidence(ev), contended=True, input_cpu_share=rounded(cost),
                     producer_waiting_for_cpu=rounded(queued))
     if training is not None:
@@ -108,9 +125,9 @@ def evaluate(ev):
     if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "cpu":
         return None
     ratio = ev.producer_cpu_ratio
-    clarity = clamp((ratio - 0.35) / 0.5)
-    confidence = step_confidence(ev) * (0.55 + 0.45 * clarity)
-    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
+    clarity = clamp((ratio - BUSY_CPU) / BUSY_CPU_SPAN)
+    confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * clarity)
+    confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
     state = "CPU-bound"
     if ev.no_idle_core:
         state = f"CPU-bound with every core in use ({ev.idle_cores:.1f} of {ev.cpu_count} idle)"

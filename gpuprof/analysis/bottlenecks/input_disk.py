@@ -3,18 +3,33 @@
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
+                                          waits_on, who)
 
 ID = "input.disk"
+
+#: The machine's figures that corroborate the producers' reads: its iowait, I/O pressure (some) or disk busy.
+IOWAIT_CORROBORATES = 0.05
+IO_PRESSURE_CORROBORATES = 0.1
+DISK_BUSY_CORROBORATES = 0.3
+CORROBORATED_CONFIDENCE = 0.9
+UNCORROBORATED_CONFIDENCE = 0.75    # the producers' own reads only
+#: ... times a factor for the producers' user CPU over wall: full with none, falling by the span to
+#: the base at USER_CPU_SPAN (decoding, not reading, then fills their time).
+USER_CONFIDENCE_BASE = 0.7
+USER_CONFIDENCE_SPAN = 0.3
+USER_CPU_SPAN = 0.4
 
 
 def evaluate(ev):
     if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "disk":
         return None
-    corroborated = (ev.iowait or 0) > 0.05 or (ev.io_pressure or 0) > 0.1 or (ev.disk_busy or 0) > 0.3
+    corroborated = ((ev.iowait or 0) > IOWAIT_CORROBORATES or (ev.io_pressure or 0) > IO_PRESSURE_CORROBORATES
+                    or (ev.disk_busy or 0) > DISK_BUSY_CORROBORATES)
     user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ev.producer_cpu_ratio
-    confidence = step_confidence(ev) * (0.9 if corroborated else 0.75) * (0.7 + 0.3 * clamp(1 - user / 0.4))
-    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
+    confidence = (step_confidence(ev) * (CORROBORATED_CONFIDENCE if corroborated else UNCORROBORATED_CONFIDENCE)
+                  * (USER_CONFIDENCE_BASE + USER_CONFIDENCE_SPAN * clamp(1 - user / USER_CPU_SPAN)))
+    confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
     rate = (ev.producer_disk_rate or 0) / 1e6
     return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"waiting on disk reads ({rate:.0f} MB/s while producing)"))

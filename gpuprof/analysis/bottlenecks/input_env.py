@@ -23,6 +23,7 @@ in the evidence and the reason; the busy machine lowers the verdict's confidence
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
+from gpuprof.analysis.rules.inputs import margin_confidence
 
 ID = "input.env"
 
@@ -43,7 +44,7 @@ def evaluate(ev):
     others = _other_parts(phases, share)
     largest_other = max(v for k, v in others.items() if k != "learning" or not _rollout_is_the_time(phases))
     margin = share - largest_other
-    confidence = step_confidence(ev) * (0.6 + 0.4 * clamp(abs(margin) / 0.3))
+    confidence = step_confidence(ev) * margin_confidence(abs(margin))   # near another part's share: less sure
     evidence = {"env_share": rounded(share), "env_s": env.get("seconds"), "env_calls": env.get("calls"),
                 "per_call_s": env.get("per_call_s"), "per_env_step_s": env.get("per_env_step_s"),
                 "num_envs": env.get("num_envs"), "vector_cls": env.get("vector_cls"), "async": env.get("async"),

@@ -4,16 +4,25 @@
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
 from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import input_evidence, kind_margin, producer_kind, waits_on, who
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
+                                          waits_on, who)
 
 ID = "input.latency"
+
+#: Confidence: the base, rising by the span as the producers' CPU over wall falls by IDLE_CPU_SPAN
+#: under IDLE_CPU (full at 5%).
+CONFIDENCE_BASE = 0.55
+CONFIDENCE_SPAN = 0.4
+IDLE_CPU = 0.35
+IDLE_CPU_SPAN = 0.3
 
 
 def evaluate(ev):
     if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "latency":
         return None
-    confidence = step_confidence(ev) * (0.55 + 0.4 * clamp((0.35 - ev.producer_cpu_ratio) / 0.3))
-    confidence *= 0.6 + 0.4 * clamp(kind_margin(ev) / 0.3)   # near the boundary of two kinds: less sure
+    idle = clamp((IDLE_CPU - ev.producer_cpu_ratio) / IDLE_CPU_SPAN)
+    confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * idle)
+    confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
     return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
                    who(ev, f"idle while producing ({ev.producer_cpu_ratio:.0%} CPU, little disk): "
                           "waiting on something slow (a remote store, a lock, a sleep)"))

@@ -7,6 +7,8 @@ from gpuprof.analysis.sizes import mib
 
 ID = "memory.oom"
 
+EXCEPTION_CONFIDENCE = 0.95     # the job's own out-of-memory exception
+KILLER_CONFIDENCE = 0.8         # the kernel's out-of-memory killer: no exception of the job's own
 NOT_A_FIX = ("torch.cuda.empty_cache() is not a fix: it returns cached blocks to the driver, but the next step's "
              "peak needs the same memory again; it only helps another process on the same GPU")
 
@@ -28,8 +30,8 @@ def verdict(memory: dict, previous: dict) -> dict:
                 f"gradients and {mib(anatomy['state_bytes'])} of optimizer state")
     if memory.get("peak_bytes"):
         held += f", {mib(memory['peak_bytes'])} at its peak ({memory.get('basis')})"
-    return {"bottleneck": ID, "share": None, "confidence": 0.95 if oom["kind"] != "oom-killer" else 0.8,
-            "basis": "probes", "reason": oom["how"],
+    confidence = EXCEPTION_CONFIDENCE if oom["kind"] != "oom-killer" else KILLER_CONFIDENCE
+    return {"bottleneck": ID, "share": None, "confidence": confidence, "basis": "probes", "reason": oom["how"],
             "evidence": {"oom": oom, "anatomy": anatomy or None, "peak_bytes": memory.get("peak_bytes"),
                          "before": (previous or {}).get("summary")},
             "summary": f"Out of memory: {oom['how']}{held}." + (f" {NOT_A_FIX}." if memory.get("device") == "cuda" else "")}

@@ -7,6 +7,8 @@ from gpuprof.analysis.bottleneck import LEADS, Bottleneck
 
 ID = "memory.shm"
 
+CONFIDENCE = 0.9    # the workers' own error names the shared memory they ran out of
+
 
 def leads(sections: dict, before: dict):
     """The shared-memory verdict where the memory section noted the failure, else None."""
@@ -17,7 +19,7 @@ def leads(sections: dict, before: dict):
 
 
 def verdict(shm: dict, previous: dict) -> dict:
-    return {"bottleneck": ID, "share": None, "confidence": 0.9, "basis": "probes", "reason": shm["how"],
+    return {"bottleneck": ID, "share": None, "confidence": CONFIDENCE, "basis": "probes", "reason": shm["how"],
             "evidence": {"shm": shm, "before": (previous or {}).get("summary")},
             "summary": f"Out of shared memory: {shm['how']}. DataLoader workers hand batches to the training "
                        "process through /dev/shm."}

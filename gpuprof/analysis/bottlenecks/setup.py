@@ -6,12 +6,14 @@ compilation) and the user's function that took most of it. Likewise the start ea
 again when a DataLoader's workers are not persistent: their start and first batches."""
 
 from gpuprof.analysis.bottleneck import BESIDE, Bottleneck
+from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.rules import Finding, step_confidence
 from gpuprof.analysis.startup import where_words
 
 ID = "setup"
 
 SAMPLED_CONFIDENCE = 0.9      # the launch time and the first step's end are measured; parts are sampled
+PART_NOTABLE = 0.05           # a start-up part's share worth naming in the reason
 
 
 def evaluate(ev):
@@ -19,7 +21,7 @@ def evaluate(ev):
     if not startup.get("notable"):
         return None
     share = startup.get("share") or 0.0
-    parts = [p for p in startup.get("parts") or [] if (p.get("share") or 0) >= 0.05][:3]
+    parts = [p for p in startup.get("parts") or [] if (p.get("share") or 0) >= PART_NOTABLE][:3]
     where = startup.get("where") or {}
     breakdown = ", ".join(f"{p['part']} {p['share']:.0%}" for p in parts)
     reason = f"{startup['seconds']:.1f} s from launch to the end of the first step"
@@ -59,7 +61,7 @@ def restarted_workers(ev):
     if spawned:
         reason += f"; {context} workers import the main script again, running its top-level code and imports"
     return Finding(ID, min(share, 1.0), step_confidence(ev),
-                   {"share_of": "the measured steps' time", "worker_start_s": round(per_epoch, 4),
+                   {"share_of": "the measured steps' time", "worker_start_s": round(per_epoch, REPORT_DIGITS),
                     "epochs": epochs, "lost_s": round(lost, 3), "context": context, "where": loader.get("where")},
                    reason)
 

@@ -9,6 +9,14 @@ from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "transfer.h2d"
 
+#: Confidence: how the copies were timed (the base with none timed on the device, plus the span with
+#: all of them) times how large their share is (the base, plus the span from COPY_SHARE_FULL on).
+TIMED_CONFIDENCE_BASE = 0.6
+TIMED_CONFIDENCE_SPAN = 0.3
+SHARE_CONFIDENCE_BASE = 0.7
+SHARE_CONFIDENCE_SPAN = 0.3
+COPY_SHARE_FULL = 0.5
+
 
 def evaluate(ev):
     if ev.copy_share is None or ev.copy_share < TRANSFER_NOTABLE:
@@ -19,7 +27,8 @@ def evaluate(ev):
     on_device = copies["basis"] == "device" if copies.get("basis") else copies.get("timed") == count
     estimated = copies.get("estimated") or 0
     measured = (1.0 - estimated / count) if on_device and count else 0.0
-    confidence = step_confidence(ev) * (0.6 + 0.3 * measured) * (0.7 + 0.3 * clamp(ev.copy_share / 0.5))
+    confidence = (step_confidence(ev) * (TIMED_CONFIDENCE_BASE + TIMED_CONFIDENCE_SPAN * measured)
+                  * (SHARE_CONFIDENCE_BASE + SHARE_CONFIDENCE_SPAN * clamp(ev.copy_share / COPY_SHARE_FULL)))
     detail = f"{pageable:.0%} from pageable memory" if pageable is not None else "source memory unknown"
     if estimated and on_device:
         detail += f"; {estimated} of {count} copies estimated from the timed ones' throughput"

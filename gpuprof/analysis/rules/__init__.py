@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass, field
 
+from gpuprof.analysis.digits import REPORT_DIGITS
+
 
 @dataclass
 class Finding:
@@ -12,8 +14,13 @@ class Finding:
     reason: str = ""            # a clause for the one-sentence verdict
 
     def to_dict(self) -> dict:
-        return {"bottleneck": self.bottleneck, "share": round(self.share, 4),
+        return {"bottleneck": self.bottleneck, "share": round(self.share, REPORT_DIGITS),
                 "confidence": round(self.confidence, 2), "evidence": self.evidence, "reason": self.reason}
+
+
+#: A guard for a divisor that may reach zero (kept here, not in the estimating modules, which write
+#: no float of their own beside the priors: tests/unit/test_priors.py).
+TINY = 1e-9
 
 
 def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
@@ -22,6 +29,12 @@ def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:
 
 #: An attach samples stacks from outside: shares without step counts, batch facts or copy sizes.
 ATTACHED_CONFIDENCE = 0.7
+NO_STEPS_CONFIDENCE = 0.3       # no measured step for a share to rest on
+#: Measured steps' confidence: the floor at none, rising by the span to the ceiling at MIN_STEPS steps
+#: (a share measured over enough steps is still a measurement, never certain).
+STEPS_CONFIDENCE_FLOOR = 0.5
+STEPS_CONFIDENCE_SPAN = 0.45
+STEPS_CONFIDENCE_CEILING = 0.95
 
 
 def step_confidence(ev) -> float:
@@ -30,8 +43,9 @@ def step_confidence(ev) -> float:
     if ev.attached:
         return ATTACHED_CONFIDENCE
     if not ev.measured_steps:
-        return 0.3
-    return clamp(0.5 + 0.45 * ev.measured_steps / MIN_STEPS, 0.5, 0.95)
+        return NO_STEPS_CONFIDENCE
+    return clamp(STEPS_CONFIDENCE_FLOOR + STEPS_CONFIDENCE_SPAN * ev.measured_steps / MIN_STEPS,
+                 STEPS_CONFIDENCE_FLOOR, STEPS_CONFIDENCE_CEILING)
 
 
 def rounded(value, digits: int = 3):

@@ -2,7 +2,16 @@
 input rules so that exactly one of them claims a given wait."""
 
 from gpuprof.analysis.evidence import DISK_RATE
-from gpuprof.analysis.rules import rounded
+from gpuprof.analysis.rules import clamp, rounded
+
+#: A producer reads the disk where at least this share of the bytes it read came from the device
+#: (the rest from the page cache).
+REAL_READ_SHARE = 0.3
+#: A verdict's confidence by how far the winning part of the time leads the next: the base at a tie,
+#: rising by the span to full at a lead of MARGIN_FULL.
+MARGIN_CONFIDENCE_BASE = 0.6
+MARGIN_CONFIDENCE_SPAN = 0.4
+MARGIN_FULL = 0.3
 
 
 def producer_split(ev):
@@ -21,7 +30,7 @@ def producer_split(ev):
     helped = min(blocked, ev.producer_helped_ratio or 0.0)    # blocked while its own helpers computed
     blocked -= helped
     reads_disk = (ev.producer_disk_rate or 0.0) >= DISK_RATE and \
-        (ev.producer_real_read_ratio is None or ev.producer_real_read_ratio >= 0.3)
+        (ev.producer_real_read_ratio is None or ev.producer_real_read_ratio >= REAL_READ_SHARE)
     if reads_disk:
         return {"reading": kernel + blocked, "computing": user + helped, "waiting_for_cpu": queued, "other": 0.0}
     return {"reading": 0.0, "computing": ratio + helped, "waiting_for_cpu": queued, "other": blocked}
@@ -48,6 +57,12 @@ def kind_margin(ev) -> float:
         return 0.0
     parts = sorted([split["reading"], split["computing"] + split["waiting_for_cpu"], split["other"]], reverse=True)
     return parts[0] - parts[1]
+
+
+def margin_confidence(margin: float) -> float:
+    """The factor a verdict's confidence takes from its part's lead over the next (0..1): near the
+    boundary of two kinds, less sure."""
+    return MARGIN_CONFIDENCE_BASE + MARGIN_CONFIDENCE_SPAN * clamp(margin / MARGIN_FULL)
 
 
 def input_evidence(ev) -> dict:
