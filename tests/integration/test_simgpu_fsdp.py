@@ -48,7 +48,8 @@ FSDP = textwrap.dedent("""
     after.record()
     after.synchronize()
     weight = model[0].weight
-    print(json.dumps({
+    with open(f"rank{rank}.json", "w") as out:                  # one file a rank: their stdouts interleave
+        out.write(json.dumps({
         "sharded": all(isinstance(p, DTensor) for p in model.parameters()),
         "local_rows": weight.to_local().shape[0], "grads_cleared": all(p.grad is None for p in model.parameters()),
         "state_sharded": all(isinstance(v, DTensor) for s in optimizer.state.values() for k, v in s.items() if k != "step"),
@@ -64,16 +65,14 @@ def free_port() -> int:
 
 
 def two_ranks(tmp_path, machine, program: str) -> list:
-    """What each of two torchrun ranks of `program` printed as JSON, on `machine`."""
+    """What each of two torchrun ranks of `program` wrote to its rank{N}.json, on `machine`."""
     folder = machine.create(str(tmp_path / "machine"))
     script = tmp_path / "ranks.py"
     script.write_text(program)
     got = plain("-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port", str(free_port()),
                 str(script), cwd=tmp_path, env=environment(folder), timeout=240)
     assert got.returncode == 0, got.stderr[-3000:]
-    ranks = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
-    assert len(ranks) == 2
-    return ranks
+    return [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in (0, 1)]
 
 
 def test_fully_sharded_training_runs_and_its_collectives_take_their_bytes_over_the_link(tmp_path):
@@ -108,8 +107,9 @@ FSDP1 = textwrap.dedent("""
         optimizer.step()
         optimizer.zero_grad()
     torch.cuda.synchronize()
-    print(json.dumps({"whole": whole, "shard": sum(p.numel() for p in model.parameters()),
-                      "device": str(next(model.parameters()).device)}))
+    with open(f"rank{rank}.json", "w") as out:                  # one file a rank: their stdouts interleave
+        out.write(json.dumps({"whole": whole, "shard": sum(p.numel() for p in model.parameters()),
+                              "device": str(next(model.parameters()).device)}))
     dist.destroy_process_group()
 """)
 
