@@ -163,8 +163,8 @@ def _scenarios() -> list:
         Scenario("gpt-fp32", "gpt.py", Expect(COMPUTE.id, fixes=("tf32", "mixed-precision")), real=True,
                  args=("--steps", "8"),
                  what="a 134M-parameter GPT in float32"),
-        Scenario("gpt-bf16", "gpt.py", Expect(COMPUTE.id), args=("--precision", "bf16", "--batch", "32", "--steps", "8"),
-                 real=True, what="the same GPT under bf16 autocast, 32 sequences a step"),
+        Scenario("gpt-bf16", "gpt.py", Expect(COMPUTE.id), args=("--precision", "bf16", "--batch", "64", "--steps", "8"),
+                 real=True, what="the same GPT under bf16 autocast, 64 sequences a step"),
     ]
 
 

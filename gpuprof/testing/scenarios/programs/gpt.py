@@ -5,7 +5,7 @@ and the loss under torch.autocast(bfloat16); fp32 leaves torch's defaults (float
 
 Expected on an H100: compute either way (an H200 measured 136 ms a step in fp32, the GPU busy 99% of
 it, and 27.6 ms under bf16 autocast, 72%: bench/real_gpu/results, the host's launches close behind at
-16 sequences a step; at 32 the device's share doubles and the host's stays); in fp32, TF32 and mixed
+16 sequences a step; at 64 the device has four times the work and the host the same); in fp32, TF32 and mixed
 precision offered, their ranges holding what `try` measured there (3.10x and 5.68x)."""
 import argparse
 
