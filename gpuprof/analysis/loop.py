@@ -15,7 +15,7 @@ MIN_STEPS_FOR_CONFIDENCE = 20
 
 
 def _by_process(events):
-    groups = {}
+    groups: dict[int | None, list[dict]] = {}
     for event in events:
         groups.setdefault(event.get("pid"), []).append(event)
     return groups
@@ -283,11 +283,11 @@ def line_of(loaders):
 
 
 def dominant_loader(batches, line=lambda loader_id: loader_id):
-    counts = {}
+    counts: dict[str | None, int] = {}
     for event in batches:
         key = line(event.get("l"))
         counts[key] = counts.get(key, 0) + count(event)
-    return max(counts, key=counts.get)
+    return max(counts, key=lambda k: counts[k])
 
 
 def _batch_size(loaders, batches):

@@ -226,7 +226,7 @@ def _anatomy(events):
     if not events:
         return None
     params = sum(e.get("params") or 0 for e in events)
-    by_dtype = {}
+    by_dtype: dict[str, int] = {}
     for event in events:
         for dtype, nbytes in (event.get("param_bytes") or {}).items():
             by_dtype[dtype] = by_dtype.get(dtype, 0) + nbytes
@@ -272,7 +272,7 @@ def _worker_growth(worker_memory):
     """Workers whose private memory grew while they ran (`worker_mem` events: each worker's first and
     later readings of its private memory, with what it held at its first and last reading), and the
     cause the workers' clues show — or that it is not known."""
-    by_pid = {}
+    by_pid: dict[int | None, dict] = {}
     for event in sorted(worker_memory, key=lambda e: e.get("t") or 0):
         if event.get("private") is None:
             continue

@@ -151,7 +151,7 @@ def _fetches(trace, timeline, roles):
 
 
 def _epochs(trace, timeline):
-    tids = {}
+    tids: dict[tuple[int | None, str | None], int] = {}
     for epoch in timeline["epochs"]:
         key = (epoch["pid"], epoch["loader"])
         if key not in tids:

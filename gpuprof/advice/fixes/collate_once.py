@@ -44,8 +44,9 @@ def build(ev, s):
     gain = s.cheaper_input(ev, times_cheaper(parts, COLLATE_RESIDUAL.value))
     if gain < MIN_GAIN:
         return None
-    low = s.cheaper_input(ev, times_cheaper(parts, COLLATE_RESIDUAL.high))
-    high = s.cheaper_input(ev, times_cheaper(parts, COLLATE_RESIDUAL.low))
+    least_left, most_left = COLLATE_RESIDUAL.ends()
+    low = s.cheaper_input(ev, times_cheaper(parts, most_left))
+    high = s.cheaper_input(ev, times_cheaper(parts, least_left))
     text = token_batch(ev.loader)
     trainer = (ev.loader or {}).get("framework") == "transformers"
     named = collate_words(parts)

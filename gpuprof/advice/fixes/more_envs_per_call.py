@@ -20,7 +20,7 @@ from gpuprof.priors.rollout_fixes import PER_CALL_SAVING
 from gpuprof.analysis import bottlenecks
 
 PER_STEP_PARTS = ("inference", "conversions", "rest")
-LOW_SAVING, HIGH_SAVING = PER_CALL_SAVING.low, PER_CALL_SAVING.high
+LOW_SAVING, HIGH_SAVING = PER_CALL_SAVING.ends()
 
 
 def build(ev, s):

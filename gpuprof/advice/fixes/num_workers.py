@@ -19,8 +19,8 @@ from gpuprof.analysis import bottlenecks
 CPU_ONLY_WORKER_EFFICIENCY = CPU_ONLY_WORKER_RATE.value
 DISK_PARALLELISM = PARALLEL_READS.value      # reads in parallel go at most this much faster (queue depth unknown)
 # The ends of those two assumptions the estimate's range takes.
-WORKER_EFFICIENCY_ENDS = (CPU_ONLY_WORKER_RATE.low, CPU_ONLY_WORKER_RATE.high)
-DISK_PARALLELISM_ENDS = (PARALLEL_READS.low, PARALLEL_READS.high)
+WORKER_EFFICIENCY_ENDS = CPU_ONLY_WORKER_RATE.ends()
+DISK_PARALLELISM_ENDS = PARALLEL_READS.ends()
 # Waiting workers need no CPU, but each one's batches are unpickled by the main process.
 LATENCY_WORKERS_PER_CORE = WAITING_WORKERS_PER_CORE.value
 FDS_PER_WORKER = 8                # queue pipes, a semaphore, shared-memory handles, the dataset's own files

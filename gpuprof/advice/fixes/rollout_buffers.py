@@ -13,7 +13,7 @@ from gpuprof.advice.fix import Fix
 from gpuprof.priors.rollout_fixes import CONVERSION_SAVING
 from gpuprof.analysis import bottlenecks
 
-LOW_SAVING, HIGH_SAVING = CONVERSION_SAVING.low, CONVERSION_SAVING.high
+LOW_SAVING, HIGH_SAVING = CONVERSION_SAVING.ends()
 
 
 def build(ev, s):

@@ -16,7 +16,7 @@ from gpuprof.advice.fix import Fix
 from gpuprof.priors.rollout_fixes import POLICY_CALL_SAVING
 from gpuprof.analysis import bottlenecks
 
-LOW_SAVING, HIGH_SAVING = POLICY_CALL_SAVING.low, POLICY_CALL_SAVING.high
+LOW_SAVING, HIGH_SAVING = POLICY_CALL_SAVING.ends()
 
 
 def build(ev, s):

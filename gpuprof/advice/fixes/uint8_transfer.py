@@ -21,7 +21,8 @@ def build(ev, s):
         return None
     facts = batch if from_loader else copied
     form = facts.get("uint8_form")
-    normalise = {"0..255": "", "k/255": ".div_(255)", "affine": ".div_(255).sub_(mean).div_(std)"}.get(form, "")
+    suffixes: dict[str | None, str] = {"0..255": "", "k/255": ".div_(255)", "affine": ".div_(255).sub_(mean).div_(std)"}
+    normalise = suffixes.get(form, "")
     if from_loader:
         return {"estimated_speedup": gain, "where": where(ev),
                 "detail": f"batches of {batch.get('dtype')} {batch.get('shape')} hold uint8 values ({form}): "

@@ -77,7 +77,7 @@ def evaluate_contended(ev):
         # compute runs on the GPU: the training thread slowed by the workers costs the steps only
         # the time the GPU then idles
         cost = min(cost, max(0.0, 1.0 - ev.gpu_util))
-    strength = max(clamp((share - INPUT_CPU_SHARE) / STRENGTH_SPAN) if by_producers else 0.0,
+    strength = max(clamp((share - INPUT_CPU_SHARE) / STRENGTH_SPAN) if by_producers and share is not None else 0.0,
                    clamp((training - TRAINING_QUEUED) / STRENGTH_SPAN) if by_training else 0.0)
     confidence = step_confidence(ev) * (CONTENDED_CONFIDENCE_BASE
                                         + CONTENDED_CONFIDENCE_PER_QUEUE * clamp((queued - QUEUED) / QUEUED_SPAN)

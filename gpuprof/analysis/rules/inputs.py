@@ -46,7 +46,7 @@ def producer_kind(ev):
         return None
     parts = {"disk": split["reading"], "cpu": split["computing"] + split["waiting_for_cpu"],
              "latency": split["other"]}
-    return max(parts, key=parts.get)
+    return max(parts, key=lambda k: parts[k])
 
 
 def kind_margin(ev) -> float:
