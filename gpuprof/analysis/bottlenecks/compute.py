@@ -6,7 +6,7 @@ kernel ran, not how many SMs it kept busy (GPM's SM activity says that, where th
 import math
 
 from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND
+from gpuprof.analysis.evidence import INPUT_BOUND, Evidence
 from gpuprof.analysis.input_cost import input_cpu_cost, speedup
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
@@ -21,7 +21,7 @@ CONFIDENCE_PER_CALM = 0.3
 NO_WAIT_CONFIDENCE = 0.3    # no data-wait figure: compute is the verdict only by elimination
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     wait = ev.wait_share or 0.0
     copy = ev.copy_share or 0.0
     share = clamp(1.0 - wait - copy)
@@ -46,7 +46,7 @@ def evaluate(ev):
     return Finding(ID, share, confidence, evidence, f"data is ready in time and {device}")
 
 
-def _input_cost_evidence(ev) -> dict:
+def _input_cost_evidence(ev: Evidence) -> dict:
     """The input's CPU cost, where its producers take a notable share of the cores the step uses
     (gpuprof.analysis.input_cost): the advice reads it to offer the fixes that shrink the input."""
     cost = input_cpu_cost(ev)
@@ -58,14 +58,14 @@ def _input_cost_evidence(ev) -> dict:
             "input_free_high": math.ceil(speedup(cost["saved_high"]) * 100) / 100}
 
 
-def _sm_activity(ev) -> str:
+def _sm_activity(ev: Evidence) -> str:
     """GPM's SM activity beside NVML's utilisation, where the GPU has GPM."""
     if ev.gpu_sm_active is None:
         return ""
     return f" ({ev.gpu_sm_active:.0%} of its SMs active, GPM)"
 
 
-def _who_keeps(ev) -> str:
+def _who_keeps(ev: Evidence) -> str:
     """Whose CPU the figure is: the training process's own where its threads were read, else the
     job's, naming the workers that share it (the job's figure counts them too)."""
     if ev.training_cores is not None:

@@ -4,6 +4,7 @@ on training steps only (analysis.loop leaves the passes out), and this finding s
 cost and what holds them up (their own input verdict, analysis.evaluation)."""
 
 from gpuprof.analysis.bottleneck import BESIDE, Bottleneck
+from gpuprof.analysis.evidence import Evidence
 from gpuprof.analysis.rules import Finding, rounded, step_confidence
 
 ID = "evaluation.loop"
@@ -11,7 +12,7 @@ ID = "evaluation.loop"
 NOTABLE = 0.10      # share of the training loop's time in evaluation passes worth a finding
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     evaluation = ev.evaluation or {}
     share = evaluation.get("share")
     if share is None or share < NOTABLE:

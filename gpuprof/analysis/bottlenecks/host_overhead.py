@@ -4,7 +4,7 @@ The GPU figure is NVML's utilisation of the job's GPUs over the measured steps: 
 kernel ran at all is time the host did not keep the device fed."""
 
 from gpuprof.analysis.bottleneck import FALLBACK, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE
+from gpuprof.analysis.evidence import INPUT_BOUND, TRANSFER_NOTABLE, Evidence
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "host.overhead"
@@ -17,7 +17,7 @@ CONFIDENCE_SPAN = 0.4
 UTIL_SPAN = 0.4
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     if not ev.gpu or ev.gpu_util is None or ev.gpu_util >= GPU_UTIL_HOST_BOUND:
         return None
     if (ev.wait_share or 0.0) >= INPUT_BOUND or (ev.copy_share or 0.0) >= TRANSFER_NOTABLE:

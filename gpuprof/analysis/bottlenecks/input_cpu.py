@@ -16,7 +16,7 @@ steps only while the GPU idles: the cost is at most the share of the steps no ke
 
 from gpuprof.priors.verdicts import CONTENDED_VERDICT_FROM
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED, Evidence
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
                                           waits_on, who)
@@ -45,14 +45,14 @@ BUSY_CPU = 0.35
 BUSY_CPU_SPAN = 0.5
 
 
-def input_cpu_share(ev):
+def input_cpu_share(ev: Evidence) -> float | None:
     """The share of the job's CPU (over the measured steps) spent making batches, or None."""
     if not ev.producer_cores or not ev.cores_busy:
         return None
     return clamp(ev.producer_cores / ev.cores_busy)
 
 
-def evaluate_contended(ev):
+def evaluate_contended(ev: Evidence):
     loader = ev.loader or {}
     if not loader.get("num_workers") or ev.wait_source != "dataloader" or ev.wait_share is None:
         return None
@@ -71,14 +71,14 @@ def evaluate_contended(ev):
     by_training = training is not None and training >= TRAINING_QUEUED
     if not by_producers and not by_training:
         return None
-    waited = ev.wait_share + (1 - ev.wait_share) * training if by_training else None
+    waited = ev.wait_share + (1 - ev.wait_share) * training if by_training and training is not None else None
     cost = max(share or 0.0, waited or 0.0)
     if ev.gpu and ev.gpu_util is not None:
         # compute runs on the GPU: the training thread slowed by the workers costs the steps only
         # the time the GPU then idles
         cost = min(cost, max(0.0, 1.0 - ev.gpu_util))
     strength = max(clamp((share - INPUT_CPU_SHARE) / STRENGTH_SPAN) if by_producers and share is not None else 0.0,
-                   clamp((training - TRAINING_QUEUED) / STRENGTH_SPAN) if by_training else 0.0)
+                   clamp((training - TRAINING_QUEUED) / STRENGTH_SPAN) if by_training and training is not None else 0.0)
     confidence = step_confidence(ev) * (CONTENDED_CONFIDENCE_BASE
                                         + CONTENDED_CONFIDENCE_PER_QUEUE * clamp((queued - QUEUED) / QUEUED_SPAN)
                                         + CONTENDED_CONFIDENCE_PER_STRENGTH * strength)
@@ -89,7 +89,7 @@ def evaluate_contended(ev):
     workers = loader.get("num_workers")
     where = loader.get("where") or "?"
     they = f"its {workers} worker{'s wait' if workers != 1 else ' waits'} for a core {queued:.0%} of the time"
-    if by_producers and (waited is None or share >= waited):
+    if by_producers and share is not None and (waited is None or share >= waited):
         reason = (f"the DataLoader at {where} takes {share:.0%} of the job's CPU to make batches and {they}; the loop "
                   f"waits for data only {ev.wait_share:.0%} of each step, but compute runs on the cores the workers "
                   "leave")
@@ -102,7 +102,7 @@ def evaluate_contended(ev):
     return Finding(ID, cost, confidence, evidence, reason)
 
 
-def job_alone_wait(ev):
+def job_alone_wait(ev: Evidence):
     """On a machine where other processes held notable cores, the data wait's share of a step
     without the time the training threads waited for the cores those processes held, or None.
 
@@ -121,10 +121,10 @@ def job_alone_wait(ev):
     return alone if alone is not None and alone > ev.wait_share else None
 
 
-def evaluate(ev):
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "cpu":
+def evaluate(ev: Evidence):
+    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "cpu":
         return None
-    ratio = ev.producer_cpu_ratio
     clarity = clamp((ratio - BUSY_CPU) / BUSY_CPU_SPAN)
     confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * clarity)
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure

@@ -1,7 +1,7 @@
 """input.disk: waiting for data that is being read from storage."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, Evidence
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
 from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
                                           waits_on, who)
@@ -21,12 +21,13 @@ USER_CONFIDENCE_SPAN = 0.3
 USER_CPU_SPAN = 0.4
 
 
-def evaluate(ev):
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "disk":
+def evaluate(ev: Evidence):
+    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "disk":
         return None
     corroborated = ((ev.iowait or 0) > IOWAIT_CORROBORATES or (ev.io_pressure or 0) > IO_PRESSURE_CORROBORATES
                     or (ev.disk_busy or 0) > DISK_BUSY_CORROBORATES)
-    user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ev.producer_cpu_ratio
+    user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ratio
     confidence = (step_confidence(ev) * (CORROBORATED_CONFIDENCE if corroborated else UNCORROBORATED_CONFIDENCE)
                   * (USER_CONFIDENCE_BASE + USER_CONFIDENCE_SPAN * clamp(1 - user / USER_CPU_SPAN)))
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure

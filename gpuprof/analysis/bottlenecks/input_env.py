@@ -21,7 +21,7 @@ and would otherwise turn an env that is most of the time into a minority. The me
 in the evidence and the reason; the busy machine lowers the verdict's confidence."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND
+from gpuprof.analysis.evidence import INPUT_BOUND, Evidence
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 from gpuprof.analysis.rules.inputs import margin_confidence
 
@@ -31,7 +31,7 @@ MEASURED_BOUND = 0.2  # env stepping, the largest of the measured parts, from wh
 NOTABLE = 0.05      # an env share worth a finding (findings from 10% are listed in the report)
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     measured = ev.env_share
     if measured is None:
         return None
@@ -57,7 +57,7 @@ def evaluate(ev):
     return Finding(ID, share, confidence, evidence, reason)
 
 
-def job_alone(ev):
+def job_alone(ev: Evidence):
     """The rollout's parts at their uncontended pace where other processes held notable cores and
     the parts were measured with it (gpuprof.analysis.rollout), else None."""
     if not ev.other_cores:
@@ -66,7 +66,7 @@ def job_alone(ev):
     return uncontended if uncontended and uncontended.get("parts") else None
 
 
-def _busy_words(ev, measured: float, alone: dict) -> str:
+def _busy_words(ev: Evidence, measured: float, alone: dict) -> str:
     pace = alone.get("pace") or {}
     stretched = (f", where the policy's mean call took {1 / pace['inference']:.1f}x its fastest tenth's"
                  if pace.get("inference") else "")

@@ -2,7 +2,7 @@
 (a remote store, sleeps, locks)."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE
+from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, Evidence
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
 from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
                                           waits_on, who)
@@ -17,14 +17,15 @@ IDLE_CPU = 0.35
 IDLE_CPU_SPAN = 0.3
 
 
-def evaluate(ev):
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or producer_kind(ev) != "latency":
+def evaluate(ev: Evidence):
+    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
+    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "latency":
         return None
-    idle = clamp((IDLE_CPU - ev.producer_cpu_ratio) / IDLE_CPU_SPAN)
+    idle = clamp((IDLE_CPU - ratio) / IDLE_CPU_SPAN)
     confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * idle)
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
     return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
-                   who(ev, f"idle while producing ({ev.producer_cpu_ratio:.0%} CPU, little disk): "
+                   who(ev, f"idle while producing ({ratio:.0%} CPU, little disk): "
                           "waiting on something slow (a remote store, a lock, a sleep)"))
 
 

@@ -6,6 +6,7 @@ compilation) and the user's function that took most of it. Likewise the start ea
 again when a DataLoader's workers are not persistent: their start and first batches."""
 
 from gpuprof.analysis.bottleneck import BESIDE, Bottleneck
+from gpuprof.analysis.evidence import Evidence
 from gpuprof.analysis.digits import REPORT_DIGITS
 from gpuprof.analysis.rules import Finding, step_confidence
 from gpuprof.analysis.startup import where_words
@@ -16,7 +17,7 @@ SAMPLED_CONFIDENCE = 0.9      # the launch time and the first step's end are mea
 PART_NOTABLE = 0.05           # a start-up part's share worth naming in the reason
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     startup = ev.startup or {}
     if not startup.get("notable"):
         return None
@@ -41,7 +42,7 @@ RESTART_NOTABLE = 0.10
 RESTART_FLOOR_S = 1.0
 
 
-def restarted_workers(ev):
+def restarted_workers(ev: Evidence):
     """Each epoch after the first starts the DataLoader's workers again (no persistent_workers) and
     waits for their first batches: start-up paid again inside the measured steps."""
     loader = ev.loader or {}

@@ -4,7 +4,7 @@ The share is the copies' device time (CUDA events); the host's wait for earlier 
 blocking copy is the device's time, not the copy's, and never counts here."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import TRANSFER_NOTABLE
+from gpuprof.analysis.evidence import TRANSFER_NOTABLE, Evidence
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
 
 ID = "transfer.h2d"
@@ -18,7 +18,7 @@ SHARE_CONFIDENCE_SPAN = 0.3
 COPY_SHARE_FULL = 0.5
 
 
-def evaluate(ev):
+def evaluate(ev: Evidence):
     if ev.copy_share is None or ev.copy_share < TRANSFER_NOTABLE:
         return None
     copies = ev.copies

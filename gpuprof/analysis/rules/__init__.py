@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from gpuprof.analysis.digits import REPORT_DIGITS
+from gpuprof.analysis.evidence import MIN_STEPS, Evidence
 
 
 @dataclass
@@ -37,9 +38,8 @@ STEPS_CONFIDENCE_SPAN = 0.45
 STEPS_CONFIDENCE_CEILING = 0.95
 
 
-def step_confidence(ev) -> float:
+def step_confidence(ev: Evidence) -> float:
     """Fewer than MIN_STEPS measured steps: less trust in any share."""
-    from gpuprof.analysis.evidence import MIN_STEPS
     if ev.attached:
         return ATTACHED_CONFIDENCE
     if not ev.measured_steps:

@@ -1,7 +1,7 @@
 """What the producers of the data were doing while the training loop waited: shared by the three
 input rules so that exactly one of them claims a given wait."""
 
-from gpuprof.analysis.evidence import DISK_RATE
+from gpuprof.analysis.evidence import DISK_RATE, Evidence
 from gpuprof.analysis.rules import clamp, rounded
 
 #: A producer reads the disk where at least this share of the bytes it read came from the device
@@ -14,7 +14,7 @@ MARGIN_CONFIDENCE_SPAN = 0.4
 MARGIN_FULL = 0.3
 
 
-def producer_split(ev):
+def producer_split(ev: Evidence):
     """How the producers' time divides, as shares of their wall time: `reading` (kernel time and
     blocked time of a producer that reads real disk bytes), `computing` (CPU work, its own and, while
     it is blocked, that of its process's other threads: torch's intra-op threads doing its tensor
@@ -36,7 +36,7 @@ def producer_split(ev):
     return {"reading": 0.0, "computing": ratio + helped, "waiting_for_cpu": queued, "other": blocked}
 
 
-def producer_kind(ev):
+def producer_kind(ev: Evidence):
     """'disk', 'cpu' or 'latency' (None without any producer figure): whichever part of the
     producers' time is largest. Waiting for a CPU counts as CPU-bound (oversubscribed producers run
     only part of the time). Deciding by the larger part keeps one program's verdict stable where
@@ -49,7 +49,7 @@ def producer_kind(ev):
     return max(parts, key=lambda k: parts[k])
 
 
-def kind_margin(ev) -> float:
+def kind_margin(ev: Evidence) -> float:
     """How far the winning part of the producers' time is ahead of the next (0..1): confidence
     falls near the boundary."""
     split = producer_split(ev)
@@ -65,7 +65,7 @@ def margin_confidence(margin: float) -> float:
     return MARGIN_CONFIDENCE_BASE + MARGIN_CONFIDENCE_SPAN * clamp(margin / MARGIN_FULL)
 
 
-def input_evidence(ev) -> dict:
+def input_evidence(ev: Evidence) -> dict:
     loader = ev.loader or {}
     return {
         "data_wait_share": rounded(ev.wait_share),
@@ -87,7 +87,7 @@ def input_evidence(ev) -> dict:
     }
 
 
-def who(ev, state: str) -> str:
+def who(ev: Evidence, state: str) -> str:
     """'the DataLoader at train.py:42, whose single process is <state>', '... whose 4 workers are <state>'."""
     if ev.wait_source == "sampled":
         return (f"the batch construction inside each step, in {ev.data_where or 'host code'} (sampled; no "
