@@ -13,7 +13,7 @@ import tempfile
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
+from tests.integration.helpers import env_with_source, load_json, plain_beside_gpuprof
 
 JOB = os.path.join(PROGRAMS, "ray_joined_cluster.py")
 TEST_CLUSTER = os.path.join(PROGRAMS, "ray_test_cluster.py")
@@ -33,9 +33,10 @@ def _ray_env(address: str) -> dict:
 
 
 def _profiled_and_plain(tmp_path, address):
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), JOB, cwd=str(tmp_path), env=_ray_env(address),
-                  timeout=300)
-    expected = plain(JOB, cwd=str(tmp_path), env=_ray_env(address), timeout=300)
+    """The profiled job and the plain one side by side on the cluster (two jobs of its own; the tests
+    compare what they print and judge no timing)."""
+    expected, got = plain_beside_gpuprof([JOB], ["run", "-q", "--out", str(tmp_path / "run"), JOB],
+                                         cwd=str(tmp_path), env=_ray_env(address), timeout=300)
     return got, expected, load_json(tmp_path / "run" / "report.json")
 
 
