@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain
+from tests.integration.helpers import env_with_source, gpuprof, load_json, plain_beside_gpuprof
 
 pytestmark = pytest.mark.torch
 
@@ -34,8 +34,8 @@ def test_lightning_ddp_loaders_are_the_datamodules_lines_with_their_roles(tmp_pa
 
 def test_a_run_that_exits_before_its_first_step_has_no_start_up_share(tmp_path):
     program = os.path.join(PROGRAMS, "fails_before_step.py")
-    expected = plain(program, cwd=str(tmp_path), env=env_with_source())
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), program, cwd=str(tmp_path))
+    expected, got = plain_beside_gpuprof([program], ["run", "-q", "--out", str(tmp_path / "run"), program],
+                                         cwd=str(tmp_path), env=env_with_source())
     assert expected.returncode == got.returncode == 1
     report = load_json(tmp_path / "run" / "report.json")
     startup = report.get("startup")
