@@ -2,6 +2,7 @@
 cell's output, value and variables as without the magic, its exception unchanged after a report,
 a second profiled cell starting clean, and the inline HTML opened in headless Chromium."""
 
+import concurrent.futures
 import html
 import os
 import re
@@ -78,18 +79,27 @@ CHECK = 'print(round(total, 4), round(heavy, 4), round(small[1].weight.sum().ite
 
 
 def execute(cells, tmp_path, allow_errors=False):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    return execute_side_by_side([cells], tmp_path, allow_errors=allow_errors)[0]
+
+
+def execute_side_by_side(notebooks_cells, tmp_path, allow_errors=False) -> list:
+    """Each list of cells as a notebook of its own, in a kernel of its own, the kernels at once (each
+    client in a thread: its own event loop); the notebooks, in order."""
+    notebooks = [nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+                 for cells in notebooks_cells]
     env = env_with_source({"XDG_STATE_HOME": str(tmp_path / "state")})
-    client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=allow_errors,
-                                     resources={"metadata": {"path": str(tmp_path)}})
+    clients = [nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=allow_errors,
+                                       resources={"metadata": {"path": str(tmp_path)}}) for notebook in notebooks]
     saved = dict(os.environ)
-    os.environ.update(env)            # the kernel starts with the test's environment
+    os.environ.update(env)            # the kernels start with the test's environment
     try:
-        client.execute()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(clients)) as pool:
+            for done in [pool.submit(client.execute) for client in clients]:
+                done.result()
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    return notebook
+    return notebooks
 
 
 def own_outputs(cell) -> list:
@@ -151,9 +161,9 @@ def test_the_verdict_is_the_one_run_gives_the_same_code_as_a_script(notebooks, t
 
 
 def test_an_exception_still_gives_a_report_and_reaches_the_notebook_unchanged(tmp_path):
-    magic = execute(["%load_ext gpuprof", SETUP, "%%gpuprof\n" + RAISES, "%%gpuprof\n" + INPUT], tmp_path,
-                    allow_errors=True)
-    plain = execute([SETUP, RAISES], tmp_path, allow_errors=True)
+    # Side by side: the plain notebook is its set-up and the cell that raises, compared on outputs only.
+    magic, plain = execute_side_by_side([["%load_ext gpuprof", SETUP, "%%gpuprof\n" + RAISES, "%%gpuprof\n" + INPUT],
+                                         [SETUP, RAISES]], tmp_path, allow_errors=True)
     raised, after = magic.cells[2], magic.cells[3]
     assert own_outputs(raised) == own_outputs(plain.cells[1]) == [("error", "ValueError", "stopped at step 6")]
     (error,) = [o for o in raised.outputs if o["output_type"] == "error"]
