@@ -1,5 +1,6 @@
 """`gpuprof try` on real programs: variants applied through the probes, measured in rounds."""
 
+import concurrent.futures
 import json
 import os
 
@@ -45,24 +46,68 @@ def test_ceiling_and_workers_on_a_waiting_loader(tmp_path):
             assert "done" not in open(os.path.join(run_dir, "program-stdout.txt")).read()
 
 
-def test_set_without_a_dataloader_is_refused(tmp_path):
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "5", "--warmup-steps", "1",
-                  "--set", "num_workers=2", os.path.join(PROGRAMS, "handwritten_loop.py"), cwd=str(tmp_path),
-                  timeout=300)
+def _refused_run(folder):
+    return gpuprof("try", "--out", str(folder / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "5", "--warmup-steps", "1",
+                   "--set", "num_workers=2", os.path.join(PROGRAMS, "handwritten_loop.py"), cwd=str(folder),
+                   timeout=300)
+
+
+def _crashing_variant_runs(folder):
+    # persistent_workers needs workers: torch would refuse it, so the probes refuse to apply it and say why;
+    # batch_size=0 would crash, and is refused before anything runs.
+    bad = gpuprof("try", "--set", "batch_size=0", os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(folder))
+    got = gpuprof("try", "--out", str(folder / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
+                  "--set", "persistent_workers=true", "--json", "-",
+                  os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(folder), timeout=300)
+    return bad, got
+
+
+def _signal_mask_run(folder):
+    # One round is two runs, the baseline and the fix: whichever runs second starts after a run.
+    return gpuprof("try", "--out", str(folder / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
+                   "--fix", "num-workers", "--json", "-", os.path.join(PROGRAMS, "signal_mask.py"),
+                   cwd=str(folder), timeout=240)
+
+
+def _threads_run(folder):
+    return gpuprof("try", "--out", str(folder / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
+                   "--set", "torch_threads=1", "--json", str(folder / "try.json"),
+                   os.path.join(PROGRAMS, "threads_loader.py"), cwd=str(folder), timeout=300)
+
+
+#: The experiments of the tests that judge no timing (what was refused, applied or printed), by test:
+#: run side by side, two at a time, and all ended before any of those tests, so that no test that
+#: judges a speed-up runs beside them.
+SIDE_BY_SIDE = {
+    "test_set_without_a_dataloader_is_refused": _refused_run,
+    "test_a_variant_that_crashes_is_reported_and_the_others_run": _crashing_variant_runs,
+    "test_every_run_starts_with_signals_as_plain_python_has_them": _signal_mask_run,
+    "test_the_training_process_keeps_the_threads_a_variant_gives_it": _threads_run,
+}
+
+
+@pytest.fixture(scope="module")
+def side_by_side(request, tmp_path_factory):
+    """{test name: (its folder, what its experiment returned)} for the SIDE_BY_SIDE tests selected."""
+    selected = {item.originalname for item in request.session.items if item.module is request.module}
+    jobs = {name: job for name, job in SIDE_BY_SIDE.items() if name in selected}
+    folders = {name: tmp_path_factory.mktemp(name[len("test_"):][:40]) for name in jobs}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(job, folders[name]) for name, job in jobs.items()}
+        return {name: (folders[name], future.result()) for name, future in futures.items()}
+
+
+def test_set_without_a_dataloader_is_refused(side_by_side):
+    _, got = side_by_side["test_set_without_a_dataloader_is_refused"]
     assert got.returncode == 2, got.stderr
     errors = [line for line in got.stderr.splitlines() if line.startswith("gpuprof: error:")]
     assert len(errors) == 1 and "built no DataLoader" in errors[0]
     assert "Traceback" not in got.stderr
 
 
-def test_a_variant_that_crashes_is_reported_and_the_others_run(tmp_path):
-    # persistent_workers needs workers: torch would refuse it, so the probes refuse to apply it and say why;
-    # batch_size=0 would crash, and is refused before anything runs.
-    bad = gpuprof("try", "--set", "batch_size=0", os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path))
+def test_a_variant_that_crashes_is_reported_and_the_others_run(side_by_side):
+    _, (bad, got) = side_by_side["test_a_variant_that_crashes_is_reported_and_the_others_run"]
     assert bad.returncode == 2 and "batch_size: must be at least 1" in bad.stderr
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
-                  "--set", "persistent_workers=true", "--json", "-",
-                  os.path.join(PROGRAMS, "waiting_loader.py"), cwd=str(tmp_path), timeout=300)
     assert got.returncode == 0, got.stderr
     record = json.loads(got.stdout)
     row = record["rows"][1]
@@ -70,14 +115,11 @@ def test_a_variant_that_crashes_is_reported_and_the_others_run(tmp_path):
     assert "not applied (persistent_workers needs num_workers > 0)" in got.stderr
 
 
-def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
+def test_every_run_starts_with_signals_as_plain_python_has_them(side_by_side):
     """gpuprof holds signals blocked after a run; a mask survives exec. Later runs of an experiment
     must not inherit it: persistent workers are ended by SIGTERM at exit, and a blocked SIGTERM
     left such a program waiting for them forever."""
-    # One round is two runs, the baseline and the fix: whichever runs second starts after a run.
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
-                  "--fix", "num-workers", "--json", "-", os.path.join(PROGRAMS, "signal_mask.py"),
-                  cwd=str(tmp_path), timeout=240)
+    _, got = side_by_side["test_every_run_starts_with_signals_as_plain_python_has_them"]
     assert got.returncode == 0, got.stderr
     record = json.loads(got.stdout)
     for row in record["rows"]:
@@ -87,8 +129,20 @@ def test_every_run_starts_with_signals_as_plain_python_has_them(tmp_path):
     assert record["rows"][1]["applied"]["persistent_workers"] is True
 
 
+def test_the_training_process_keeps_the_threads_a_variant_gives_it(side_by_side):
+    folder, got = side_by_side["test_the_training_process_keeps_the_threads_a_variant_gives_it"]
+    assert got.returncode == 0, got.stderr
+    rows = {row["label"]: row for row in load_json(folder / "try.json")["rows"]}
+    assert rows["torch_threads=1"]["applied"] == {"torch_threads": 1}
+    printed = open(os.path.join(rows["torch_threads=1"]["run_dirs"][0], "program-stdout.txt")).read()
+    assert printed.startswith("threads 1\n")
+    import torch
+    baseline = open(os.path.join(rows["baseline"]["run_dirs"][0], "program-stdout.txt")).read()
+    assert baseline.startswith(f"threads {torch.get_num_threads()}\n")
+
+
 def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_report(tmp_path):
-    got = gpuprof("run", "--verify", "--out", str(tmp_path / "run"), os.path.join(PROGRAMS, "waiting_loader.py"),
+    got = gpuprof("run", "--verify", "--out", str(tmp_path / "run"), os.path.join(PROGRAMS, "verify_target.py"),
                   cwd=str(tmp_path), timeout=400)
     assert got.returncode == 0, got.stderr
     report = load_json(tmp_path / "run" / "report.json")
@@ -98,20 +152,6 @@ def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_r
     assert verified["rows"][0]["speedup"] >= 1.5 and verified["rows"][1]["estimate"] is not None
     assert verified["input_check"]["measured_input_share"] >= 0.3
     assert "measured speed-up" in got.stderr
-
-
-def test_the_training_process_keeps_the_threads_a_variant_gives_it(tmp_path):
-    got = gpuprof("try", "--out", str(tmp_path / "exp"), "--rounds", "1", "--max-rounds", "1", "--min-window", "0", "--steps", "6", "--warmup-steps", "1",
-                  "--set", "torch_threads=1", "--json", str(tmp_path / "try.json"),
-                  os.path.join(PROGRAMS, "threads_loader.py"), cwd=str(tmp_path), timeout=300)
-    assert got.returncode == 0, got.stderr
-    rows = {row["label"]: row for row in load_json(tmp_path / "try.json")["rows"]}
-    assert rows["torch_threads=1"]["applied"] == {"torch_threads": 1}
-    printed = open(os.path.join(rows["torch_threads=1"]["run_dirs"][0], "program-stdout.txt")).read()
-    assert printed.startswith("threads 1\n")
-    import torch
-    baseline = open(os.path.join(rows["baseline"]["run_dirs"][0], "program-stdout.txt")).read()
-    assert baseline.startswith(f"threads {torch.get_num_threads()}\n")
 
 
 @pytest.fixture
