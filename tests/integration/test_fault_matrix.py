@@ -1,5 +1,6 @@
 """The reliability matrix (../shared/reliability.md) with plain `python` as the oracle."""
 
+import concurrent.futures
 import glob
 import json
 import os
@@ -12,7 +13,7 @@ import pytest
 
 from gpuprof.testing.simgpu import Gpu, Machine, environment
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain, plain_beside_gpuprof
+from tests.integration.helpers import env_with_source, gpuprof, load_json, plain_beside_gpuprof
 from tests.simulated_nvml import keep_busy
 
 EXITS = os.path.join(PROGRAMS, "exits.py")
@@ -21,8 +22,8 @@ EXITS = os.path.join(PROGRAMS, "exits.py")
 @pytest.mark.parametrize("how, status", [("exit17", 17), ("exit_none", 0), ("exit_msg", 1), ("os_exit3", 3),
                                          ("keyboard", 130), ("syntax", 1)])
 def test_every_way_of_leaving_keeps_status_and_stderr(tmp_path, how, status):
-    expected = plain(EXITS, how, cwd=tmp_path)
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), EXITS, how, cwd=tmp_path)
+    expected, got = plain_beside_gpuprof([EXITS, how], ["run", "-q", "--out", str(tmp_path / "run"), EXITS, how],
+                                         cwd=tmp_path)
     # Plain python dies of SIGINT on an uncaught KeyboardInterrupt; gpuprof dies of it too, after the
     # report, whose exit code is the shell's 128+N.
     assert got.returncode == expected.returncode
@@ -35,16 +36,17 @@ def test_every_way_of_leaving_keeps_status_and_stderr(tmp_path, how, status):
 def test_stdout_and_stderr_keep_their_bytes_and_order(tmp_path):
     script = os.path.join(PROGRAMS, "interleave.py")
     merged = dict(stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path, timeout=60)
-    expected = subprocess.run([sys.executable, script], **merged).stdout
-    got = subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", str(tmp_path / "run"), script],
-                         env=env_with_source(), **merged).stdout
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:         # side by side: nothing timed
+        plainly = pool.submit(subprocess.run, [sys.executable, script], **merged)
+        got = subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", str(tmp_path / "run"), script],
+                             env=env_with_source(), **merged).stdout
+        expected = plainly.result().stdout
     assert got == expected and b"\xff\xfe" in got
 
 
 def test_memory_error_under_rlimit_as_gives_status_1_and_a_report(tmp_path):
     script = os.path.join(PROGRAMS, "memory_error.py")
-    expected = plain(script, cwd=tmp_path)
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, cwd=tmp_path)
+    expected, got = plain_beside_gpuprof([script], ["run", "-q", "--out", str(tmp_path / "run"), script], cwd=tmp_path)
     assert expected.returncode == got.returncode == 1 and "MemoryError" in got.stderr
     assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
 
