@@ -1,12 +1,13 @@
 """Probes inside real training programs: data wait, producers, batch facts, HDF5, transparency."""
 
+import concurrent.futures
 import os
 import re
 
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import gpuprof, load_json, plain
+from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -16,6 +17,15 @@ def run_report(tmp_path, *args, timeout=240):
     got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), *args, cwd=tmp_path, timeout=timeout)
     assert got.returncode == 0, got.stderr
     return got, load_json(tmp_path / "run" / "report.json")
+
+
+def beside_plain(tmp_path, *args, timeout=240):
+    """(plain, gpuprof, report): the program under plain python beside its profiled run, for tests
+    that compare what the two print and count what the probes saw, never timing."""
+    expected, got = plain_beside_gpuprof(list(args), ["run", "-q", "--out", str(tmp_path / "run"), *args],
+                                         cwd=tmp_path, timeout=timeout)
+    assert got.returncode == 0, got.stderr
+    return expected, got, load_json(tmp_path / "run" / "report.json")
 
 
 def line_of(path, marker):
@@ -46,8 +56,7 @@ def test_a_cpu_starved_loader_shows_a_large_data_wait_at_the_right_line(tmp_path
 @pytest.mark.parametrize("context", ["spawn", "forkserver", "fork"])
 def test_worker_loaders_run_unchanged_and_report_their_workers(tmp_path, context):
     script = os.path.join(PROGRAMS, "spawn_loader.py")
-    expected = plain(script, context, cwd=tmp_path)
-    got, report = run_report(tmp_path, script, context)
+    expected, got, report = beside_plain(tmp_path, script, context)
     assert got.stdout == expected.stdout
     loader = report["dataloaders"][0]
     assert loader["workers_seen"] >= 2 and loader["context"] == context
@@ -65,8 +74,7 @@ def test_persistent_workers_are_followed_across_epochs(tmp_path):
 @pytest.mark.parametrize("workers", ["2", "0"])
 def test_seeded_training_is_bit_identical_with_probes(tmp_path, workers):
     script = os.path.join(PROGRAMS, "seeded_training.py")
-    expected = plain(script, workers, cwd=tmp_path)
-    got, report = run_report(tmp_path, script, workers)
+    expected, got, report = beside_plain(tmp_path, script, workers)
     assert expected.returncode == 0
     assert got.stdout == expected.stdout
     assert report["steps"]["count"] == 16
@@ -110,19 +118,37 @@ def test_probes_off_leaves_only_the_sampler(tmp_path):
     assert any("probes were off" in note for note in report["notes"])
 
 
+@pytest.fixture(scope="module")
+def two_loader_runs(request, tmp_path_factory):
+    """{(kind, context): (folder, gpuprof's result)} for the cases of the test below that were selected:
+    run two at a time (each test counts batches, nothing timed), all ended before that test's first case."""
+    script = os.path.join(PROGRAMS, "two_loaders.py")
+    cases = [(item.callspec.params["kind"], item.callspec.params["context"]) for item in request.session.items
+             if item.module is request.module
+             and item.originalname == "test_each_workers_fetches_are_credited_to_its_own_loader"]
+    folders = {case: tmp_path_factory.mktemp("two_loaders_" + "_".join(case)) for case in cases}
+
+    def run(case):
+        kind, context = case
+        return gpuprof("run", "-q", "--out", str(folders[case] / "run"), script, context, kind, cwd=folders[case],
+                       timeout=240)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return {case: (folders[case], got) for case, got in zip(cases, pool.map(run, cases))}
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("kind, context", [("map", "fork"), ("map", "spawn"), ("map", "forkserver"),
                                            ("iterable", "fork"), ("iterable", "spawn")])
-def test_each_workers_fetches_are_credited_to_its_own_loader(tmp_path, kind, context):
+def test_each_workers_fetches_are_credited_to_its_own_loader(two_loader_runs, kind, context):
     """Two loaders over one Dataset class, the validation one built first: every start method,
     map-style and iterable datasets alike. The fetchers of both kinds are patched alike in every
     worker; an iterable one under forkserver would repeat what spawn (a fresh interpreter) and
     forkserver (with a map-style dataset) each show already."""
     pytest.importorskip("torch")
-    script = os.path.join(PROGRAMS, "two_loaders.py")
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, context, kind, cwd=tmp_path, timeout=240)
+    folder, got = two_loader_runs[(kind, context)]
     assert got.returncode == 0, got.stderr[-2000:]
-    loaders = load_json(tmp_path / "run" / "report.json")["dataloaders"]
+    loaders = load_json(folder / "run" / "report.json")["dataloaders"]
     by_batches = sorted(loaders, key=lambda entry: -entry["batches"])
     train, val = by_batches
     assert (train["batches"], val["batches"]) == (24, 4)
@@ -149,8 +175,8 @@ def test_loaders_rebuilt_every_epoch_at_one_line_are_one_pipeline(tmp_path):
 def test_torchs_own_warnings_point_where_they_point_without_gpuprof(tmp_path):
     pytest.importorskip("torch")
     script = os.path.join(PROGRAMS, "torch_warnings.py")
-    expected = plain(script, cwd=tmp_path, timeout=120)
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), script, cwd=tmp_path, timeout=120)
+    expected, got = plain_beside_gpuprof([script], ["run", "-q", "--out", str(tmp_path / "run"), script], cwd=tmp_path,
+                                         timeout=120)
     assert expected.returncode == got.returncode == 0, got.stderr[-2000:]
     assert "Warning" in expected.stderr
     # No warning names a probe's file (the checkout's own folder may be called gpuprof).
@@ -161,12 +187,17 @@ def test_torchs_own_warnings_point_where_they_point_without_gpuprof(tmp_path):
 
 def test_a_loop_without_an_optimizer_has_steps_from_its_backward_passes(tmp_path):
     program = os.path.join(PROGRAMS, "manual_sgd.py")
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "manual"), program, cwd=str(tmp_path))
+    # The two runs go side by side: only steps are counted.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        with_lbfgs = pool.submit(gpuprof, "run", "-q", "--out", str(tmp_path / "lbfgs"), program, "lbfgs",
+                                 cwd=str(tmp_path))
+        got = gpuprof("run", "-q", "--out", str(tmp_path / "manual"), program, cwd=str(tmp_path))
+        lbfgs = with_lbfgs.result()
     assert got.returncode == 0, got.stderr
     steps = load_json(tmp_path / "manual" / "report.json")["steps"]
     assert steps["source"] == "backward" and steps["count"] == 40
     # LBFGS calls its closure (and backward) 5 times per optimizer step: the optimizer steps count.
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "lbfgs"), program, "lbfgs", cwd=str(tmp_path))
+    got = lbfgs
     assert got.returncode == 0, got.stderr
     steps = load_json(tmp_path / "lbfgs" / "report.json")["steps"]
     assert steps["source"] == "optimizer" and steps["count"] == 12
