@@ -149,21 +149,61 @@ def test_a_failing_sample_fails_the_same_way(tmp_path, workers, context):
     assert load_json(tmp_path / "run" / "report.json")["exit_code"] == 1
 
 
+RANKS_MERGED = "test_torchrun_ranks_are_merged_and_status_propagates"
+STEP_WINDOW = "test_a_step_window_under_torchrun_ends_every_rank_as_a_success"
+
+
+@pytest.fixture(scope="module")
+def torchrun_runs(request, tmp_path_factory):
+    """{case: (folder, gpuprof's result, what `ps` listed of its processes as it returned)} for the
+    torchrun tests selected: ("ranks", mode) for each mode of RANKS_MERGED, ("window",) for STEP_WINDOW.
+    Run two at a time: those tests count steps and processes and read statuses, nothing timed; all
+    end before the first of those tests reads them."""
+    pytest.importorskip("torch")
+    script = os.path.join(PROGRAMS, "ddp_ranks.py")
+    cases = {}
+    for item in request.session.items:
+        if item.module is not request.module:
+            continue
+        if item.originalname == RANKS_MERGED:
+            cases[("ranks", item.callspec.params["mode"])] = ["--", *_torchrun(script, item.callspec.params["mode"])]
+        elif item.originalname == STEP_WINDOW:
+            cases[("window",)] = ["--steps", "5", "--", *_torchrun(script)]
+    folders = {case: tmp_path_factory.mktemp("torchrun_" + "_".join(case)) for case in cases}
+
+    def run(case):
+        got = gpuprof("run", "-q", "--out", str(folders[case] / "run"), *cases[case], cwd=folders[case],
+                      timeout=240)
+        return got, _still_running(folders[case] / "run" / "report.json")
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        return {case: (folders[case], *ran) for case, ran in zip(cases, pool.map(run, cases))}
+
+
+def _still_running(report_path):
+    """What `ps` lists of the run's processes the moment gpuprof has returned (None: no report)."""
+    try:
+        pids = [p["pid"] for p in load_json(report_path)["processes"]["list"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return subprocess.run(["ps", "-o", "pid=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
+
+
+def _torchrun(script, *args):
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", script, *args]
+
+
 @pytest.mark.torch
 @pytest.mark.parametrize("mode, status", [("ok", 0), ("fail", 3)])
-def test_torchrun_ranks_are_merged_and_status_propagates(tmp_path, mode, status):
+def test_torchrun_ranks_are_merged_and_status_propagates(torchrun_runs, mode, status):
     pytest.importorskip("torch")
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-               os.path.join(PROGRAMS, "ddp_ranks.py"), mode]
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--", *command, cwd=tmp_path, timeout=240)
+    folder, got, leftover = torchrun_runs[("ranks", mode)]
     assert (got.returncode == 0) if status == 0 else (got.returncode != 0), got.stderr[-2000:]
-    report = load_json(tmp_path / "run" / "report.json")
+    report = load_json(folder / "run" / "report.json")
     ranks = [p for p in report["processes"]["list"] if p["argv"] and p["argv"][0].endswith("ddp_ranks.py")]
     assert len(ranks) == 2
     assert report["steps"]["processes"] == 2 and report["steps"]["count"] == 20
-    pids = [p["pid"] for p in report["processes"]["list"]]
-    leftover = subprocess.run(["ps", "-o", "pid=", "-p", ",".join(map(str, pids))], capture_output=True, text=True)
-    assert leftover.stdout.strip() == ""
+    assert leftover.stdout.strip() == ""                         # `ps` of the run's processes as it returned
 
 
 def test_a_job_that_removes_its_run_folder_keeps_its_status_and_gets_a_report(tmp_path):
@@ -177,13 +217,10 @@ def test_a_job_that_removes_its_run_folder_keeps_its_status_and_gets_a_report(tm
 
 
 @pytest.mark.torch
-def test_a_step_window_under_torchrun_ends_every_rank_as_a_success(tmp_path):
+def test_a_step_window_under_torchrun_ends_every_rank_as_a_success(torchrun_runs):
     pytest.importorskip("torch")
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
-               os.path.join(PROGRAMS, "ddp_ranks.py")]
-    got = gpuprof("run", "-q", "--out", str(tmp_path / "run"), "--steps", "5", "--", *command, cwd=tmp_path,
-                  timeout=240)
+    folder, got, _ = torchrun_runs[("window",)]
     assert got.returncode == 0, got.stderr[-3000:]
     assert "Traceback" not in got.stderr and "ChildFailedError" not in got.stderr
-    report = load_json(tmp_path / "run" / "report.json")
+    report = load_json(folder / "run" / "report.json")
     assert report["exit_code"] == 0 and report["stopped_after_steps"] == 5
