@@ -4,8 +4,10 @@ one after the other (`step`: optimizer steps on a tiny model, no DataLoader; `ba
 from a DataLoader, no training; `both`: a DataLoader feeding the optimizer steps); argv[2] the
 iterations of each (default 3000). Prints one JSON line per mode: microseconds per iteration over
 the iterations after the first fifth (warm-up), by the wall clock and by the process's CPU time
-(all its threads: gpuprof's own included)."""
+(all its threads: gpuprof's own included), each the median over ten blocks of those iterations: a
+burst of other work on the machine moves a block or two, not the figure."""
 import json
+import statistics
 import sys
 import time
 
@@ -39,13 +41,22 @@ def iterations(mode):
     yield from DataLoader(TensorDataset(torch.randn(steps * 2, 4), torch.randn(steps * 2, 2)), batch_size=2)
 
 
+BLOCKS = 10
+block = max(1, (steps - warmup) // BLOCKS)
+
+
+def per_iteration_us(marks: list, which: int) -> float:
+    """The median block's microseconds per iteration, by clock `which` of the marks."""
+    return statistics.median(b[which] - a[which] for a, b in zip(marks, marks[1:])) / block * 1e6
+
+
 for mode in modes:
-    started = cpu_started = None
+    marks = []                  # (wall, cpu) at the start of each block and the end of the last
     for i, (xb, yb) in enumerate(iterations(mode)):
-        if i == warmup:
-            started, cpu_started = time.perf_counter(), time.process_time()
+        if i >= warmup and (i - warmup) % block == 0 and len(marks) <= BLOCKS:
+            marks.append((time.perf_counter(), time.process_time()))
         if mode != "batch":
             train(xb, yb)
-    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    measured = steps - warmup
-    print(json.dumps({"mode": mode, "wall_us": elapsed / measured * 1e6, "cpu_us": cpu / measured * 1e6}))
+    if len(marks) <= BLOCKS:
+        marks.append((time.perf_counter(), time.process_time()))
+    print(json.dumps({"mode": mode, "wall_us": per_iteration_us(marks, 0), "cpu_us": per_iteration_us(marks, 1)}))
