@@ -16,10 +16,10 @@ steps only while the GPU idles: the cost is at most the share of the steps no ke
 
 from gpuprof.priors.verdicts import CONTENDED_VERDICT_FROM
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, TRAINING_QUEUED, Evidence
+from gpuprof.analysis.evidence import INPUT_BOUND, TRAINING_QUEUED, Evidence
 from gpuprof.analysis.rules import Finding, clamp, rounded, step_confidence
-from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
-                                          waits_on, who)
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence,
+                                          waits_on, waits_on_producers, who)
 
 ID = "input.cpu"
 
@@ -122,9 +122,10 @@ def job_alone_wait(ev: Evidence):
 
 
 def evaluate(ev: Evidence):
-    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "cpu":
+    found = waits_on_producers(ev, "cpu")
+    if found is None:
         return None
+    wait, ratio = found
     clarity = clamp((ratio - BUSY_CPU) / BUSY_CPU_SPAN)
     confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * clarity)
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
@@ -136,7 +137,7 @@ def evaluate(ev: Evidence):
                  f"{ev.idle_cores:.1f} of {ev.cpu_count} cores are idle")
     alone = job_alone_wait(ev)
     if alone is None:
-        return Finding(ID, ev.wait_share, confidence, input_evidence(ev), who(ev, state))
+        return Finding(ID, wait, confidence, input_evidence(ev), who(ev, state))
     evidence = dict(input_evidence(ev), wait_share_job_alone=rounded(alone),
                     training_waiting_for_cpu=rounded(ev.training_cpu_wait))
     reason = (f"{who(ev, state)}; other processes held {ev.other_cores:.1f} of {ev.cpu_count} cores and the "

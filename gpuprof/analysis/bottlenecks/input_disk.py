@@ -1,10 +1,10 @@
 """input.disk: waiting for data that is being read from storage."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, Evidence
+from gpuprof.analysis.evidence import INPUT_BOUND, Evidence
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
-                                          waits_on, who)
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence,
+                                          waits_on, waits_on_producers, who)
 
 ID = "input.disk"
 
@@ -22,9 +22,10 @@ USER_CPU_SPAN = 0.4
 
 
 def evaluate(ev: Evidence):
-    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "disk":
+    found = waits_on_producers(ev, "disk")
+    if found is None:
         return None
+    wait, ratio = found
     corroborated = ((ev.iowait or 0) > IOWAIT_CORROBORATES or (ev.io_pressure or 0) > IO_PRESSURE_CORROBORATES
                     or (ev.disk_busy or 0) > DISK_BUSY_CORROBORATES)
     user = ev.producer_user_ratio if ev.producer_user_ratio is not None else ratio
@@ -32,7 +33,7 @@ def evaluate(ev: Evidence):
                   * (USER_CONFIDENCE_BASE + USER_CONFIDENCE_SPAN * clamp(1 - user / USER_CPU_SPAN)))
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
     rate = (ev.producer_disk_rate or 0) / 1e6
-    return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
+    return Finding(ID, wait, confidence, input_evidence(ev),
                    who(ev, f"waiting on disk reads ({rate:.0f} MB/s while producing)"))
 
 

@@ -2,10 +2,10 @@
 (a remote store, sleeps, locks)."""
 
 from gpuprof.analysis.bottleneck import BY_SHARE, Bottleneck
-from gpuprof.analysis.evidence import INPUT_BOUND, INPUT_NOTABLE, Evidence
+from gpuprof.analysis.evidence import INPUT_BOUND, Evidence
 from gpuprof.analysis.rules import Finding, clamp, step_confidence
-from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence, producer_kind,
-                                          waits_on, who)
+from gpuprof.analysis.rules.inputs import (input_evidence, kind_margin, margin_confidence,
+                                          waits_on, waits_on_producers, who)
 
 ID = "input.latency"
 
@@ -18,13 +18,14 @@ IDLE_CPU_SPAN = 0.3
 
 
 def evaluate(ev: Evidence):
-    ratio = ev.producer_cpu_ratio       # None: no producer figures, and no producer kind either
-    if ev.wait_share is None or ev.wait_share < INPUT_NOTABLE or ratio is None or producer_kind(ev) != "latency":
+    found = waits_on_producers(ev, "latency")
+    if found is None:
         return None
+    wait, ratio = found
     idle = clamp((IDLE_CPU - ratio) / IDLE_CPU_SPAN)
     confidence = step_confidence(ev) * (CONFIDENCE_BASE + CONFIDENCE_SPAN * idle)
     confidence *= margin_confidence(kind_margin(ev))   # near the boundary of two kinds: less sure
-    return Finding(ID, ev.wait_share, confidence, input_evidence(ev),
+    return Finding(ID, wait, confidence, input_evidence(ev),
                    who(ev, f"idle while producing ({ratio:.0%} CPU, little disk): "
                           "waiting on something slow (a remote store, a lock, a sleep)"))
 

@@ -1,7 +1,7 @@
 """What the producers of the data were doing while the training loop waited: shared by the three
 input rules so that exactly one of them claims a given wait."""
 
-from gpuprof.analysis.evidence import DISK_RATE, Evidence
+from gpuprof.analysis.evidence import DISK_RATE, INPUT_NOTABLE, Evidence
 from gpuprof.analysis.rules import clamp, rounded
 
 #: A producer reads the disk where at least this share of the bytes it read came from the device
@@ -47,6 +47,16 @@ def producer_kind(ev: Evidence):
     parts = {"disk": split["reading"], "cpu": split["computing"] + split["waiting_for_cpu"],
              "latency": split["other"]}
     return max(parts, key=lambda k: parts[k])
+
+
+def waits_on_producers(ev: Evidence, kind: str):
+    """(the share of each step that waits, the producers' CPU over wall) where that share is notable
+    and the producers are of this kind ('disk', 'cpu' or 'latency'); None otherwise: the guard each
+    input rule starts with."""
+    wait, ratio = ev.wait_share, ev.producer_cpu_ratio
+    if wait is None or wait < INPUT_NOTABLE or ratio is None or producer_kind(ev) != kind:
+        return None
+    return wait, ratio
 
 
 def kind_margin(ev: Evidence) -> float:
