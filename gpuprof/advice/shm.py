@@ -10,8 +10,8 @@ from typing import Optional
 
 from gpuprof.advice import fixes
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.sizes import MIB
 
-MIB = 2**20
 #: Batches in flight from this share of /dev/shm on are worth a warning.
 NEAR_FULL = 0.5
 

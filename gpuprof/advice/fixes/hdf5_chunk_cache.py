@@ -15,12 +15,12 @@ from gpuprof.advice.fix import MIN_GAIN, Fix
 from gpuprof.advice.model import TINY, next_prime
 from gpuprof.priors.input_fixes import CHUNK_CACHE_MOST
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.sizes import GIB, MIB
 
 #: Opening the file counts as at most this share of making a batch (the reads keep the rest).
 MOST_OPENING_SHARE = 0.95
 #: The largest chunk cache proposed (1 GiB); a cache is proposed in whole MiB.
-MOST_CACHE_BYTES = 1 << 30
-MIB = 1 << 20
+MOST_CACHE_BYTES = GIB
 
 
 def build(ev, s):

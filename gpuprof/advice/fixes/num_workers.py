@@ -15,6 +15,7 @@ from gpuprof.advice.model import LEAST_COMPUTE_SHARE, cpu_budget, more_capacity,
 from gpuprof.priors.input_fixes import CPU_ONLY_WORKER_RATE, PARALLEL_READS, WAITING_WORKERS_PER_CORE
 from gpuprof.advice.situation import INPUT
 from gpuprof.analysis import bottlenecks
+from gpuprof.analysis.sizes import GIB, MIB
 
 CPU_ONLY_WORKER_EFFICIENCY = CPU_ONLY_WORKER_RATE.value
 DISK_PARALLELISM = PARALLEL_READS.value      # reads in parallel go at most this much faster (queue depth unknown)
@@ -34,8 +35,6 @@ MEASURABLE_PRODUCER_CORES = 0.05
 SHIPPING_NAMED_FROM = 0.02
 #: Workers for a user who names the fix where the run advised none: the job's cores, at most this.
 UNADVISED_MOST = 4
-GIB = 2**30
-MIB = 2**20
 
 
 def worker_limit(ev):
