@@ -62,3 +62,20 @@ def without_gpuprof_lines(stderr: str) -> str:
         if line.startswith("gpuprof ") or line.startswith("gpuprof: "):
             return "".join(lines[:i])
     return stderr
+
+
+def selected_cases(request, test_name: str) -> list:
+    """The parameters (a dict; empty where it has none) of each selected case of `test_name` in the
+    module of the fixture asking."""
+    return [item.callspec.params if hasattr(item, "callspec") else {} for item in request.session.items
+            if item.module is request.module and item.originalname == test_name]
+
+
+def two_at_a_time(jobs: dict, tmp_path_factory) -> dict:
+    """{case: (its folder, what jobs[case](folder) returned)}: each job in a folder of its own, two
+    running at once, for a module fixture whose tests judge no timing; all end before it returns."""
+    folders = {case: tmp_path_factory.mktemp("_".join(map(str, case)) if isinstance(case, tuple) else str(case))
+               for case in jobs}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {case: pool.submit(job, folders[case]) for case, job in jobs.items()}
+        return {case: (folders[case], future.result()) for case, future in futures.items()}

@@ -13,7 +13,8 @@ import pytest
 
 from gpuprof.testing.simgpu import Gpu, Machine, environment
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import env_with_source, gpuprof, load_json, plain_beside_gpuprof
+from tests.integration.helpers import (env_with_source, gpuprof, load_json, plain_beside_gpuprof, selected_cases,
+                                       two_at_a_time)
 from tests.simulated_nvml import keep_busy
 
 EXITS = os.path.join(PROGRAMS, "exits.py")
@@ -161,23 +162,18 @@ def torchrun_runs(request, tmp_path_factory):
     end before the first of those tests reads them."""
     pytest.importorskip("torch")
     script = os.path.join(PROGRAMS, "ddp_ranks.py")
-    cases = {}
-    for item in request.session.items:
-        if item.module is not request.module:
-            continue
-        if item.originalname == RANKS_MERGED:
-            cases[("ranks", item.callspec.params["mode"])] = ["--", *_torchrun(script, item.callspec.params["mode"])]
-        elif item.originalname == STEP_WINDOW:
-            cases[("window",)] = ["--steps", "5", "--", *_torchrun(script)]
-    folders = {case: tmp_path_factory.mktemp("torchrun_" + "_".join(case)) for case in cases}
+    commands = {("ranks", c["mode"]): ["--", *_torchrun(script, c["mode"])] for c in selected_cases(request, RANKS_MERGED)}
+    if selected_cases(request, STEP_WINDOW):
+        commands[("window",)] = ["--steps", "5", "--", *_torchrun(script)]
 
-    def run(case):
-        got = gpuprof("run", "-q", "--out", str(folders[case] / "run"), *cases[case], cwd=folders[case],
-                      timeout=240)
-        return got, _still_running(folders[case] / "run" / "report.json")
+    def job(command):
+        def run(folder):
+            got = gpuprof("run", "-q", "--out", str(folder / "run"), *command, cwd=folder, timeout=240)
+            return got, _still_running(folder / "run" / "report.json")
+        return run
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        return {case: (folders[case], *ran) for case, ran in zip(cases, pool.map(run, cases))}
+    ran = two_at_a_time({case: job(command) for case, command in commands.items()}, tmp_path_factory)
+    return {case: (folder, *result) for case, (folder, result) in ran.items()}
 
 
 def _still_running(report_path):

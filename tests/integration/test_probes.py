@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.conftest import PROGRAMS
-from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof
+from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof, selected_cases, two_at_a_time
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -123,18 +123,13 @@ def two_loader_runs(request, tmp_path_factory):
     """{(kind, context): (folder, gpuprof's result)} for the cases of the test below that were selected:
     run two at a time (each test counts batches, nothing timed), all ended before that test's first case."""
     script = os.path.join(PROGRAMS, "two_loaders.py")
-    cases = [(item.callspec.params["kind"], item.callspec.params["context"]) for item in request.session.items
-             if item.module is request.module
-             and item.originalname == "test_each_workers_fetches_are_credited_to_its_own_loader"]
-    folders = {case: tmp_path_factory.mktemp("two_loaders_" + "_".join(case)) for case in cases}
 
-    def run(case):
-        kind, context = case
-        return gpuprof("run", "-q", "--out", str(folders[case] / "run"), script, context, kind, cwd=folders[case],
-                       timeout=240)
+    def job(kind, context):
+        return lambda folder: gpuprof("run", "-q", "--out", str(folder / "run"), script, context, kind, cwd=folder,
+                                      timeout=240)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        return {case: (folders[case], got) for case, got in zip(cases, pool.map(run, cases))}
+    cases = selected_cases(request, "test_each_workers_fetches_are_credited_to_its_own_loader")
+    return two_at_a_time({(c["kind"], c["context"]): job(c["kind"], c["context"]) for c in cases}, tmp_path_factory)
 
 
 @pytest.mark.torch

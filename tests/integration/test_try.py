@@ -1,13 +1,12 @@
 """`gpuprof try` on real programs: variants applied through the probes, measured in rounds."""
 
-import concurrent.futures
 import json
 import os
 
 import pytest
 
 from tests.conftest import ROOT
-from tests.integration.helpers import gpuprof, load_json
+from tests.integration.helpers import gpuprof, load_json, selected_cases, two_at_a_time
 
 PROGRAMS = os.path.join(ROOT, "tests", "programs")
 
@@ -89,12 +88,8 @@ SIDE_BY_SIDE = {
 @pytest.fixture(scope="module")
 def side_by_side(request, tmp_path_factory):
     """{test name: (its folder, what its experiment returned)} for the SIDE_BY_SIDE tests selected."""
-    selected = {item.originalname for item in request.session.items if item.module is request.module}
-    jobs = {name: job for name, job in SIDE_BY_SIDE.items() if name in selected}
-    folders = {name: tmp_path_factory.mktemp(name[len("test_"):][:40]) for name in jobs}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {name: pool.submit(job, folders[name]) for name, job in jobs.items()}
-        return {name: (folders[name], future.result()) for name, future in futures.items()}
+    return two_at_a_time({name: job for name, job in SIDE_BY_SIDE.items() if selected_cases(request, name)},
+                         tmp_path_factory)
 
 
 def test_set_without_a_dataloader_is_refused(side_by_side):
