@@ -33,7 +33,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.path.join(HERE, "corpus")
-MIN_GAIN = 1.05          # a measured gain below this is no gain (gpuprof.advice.fix.MIN_GAIN)
+MIN_GAIN = 1.05          # a measured gain below this is no gain (gpuprof.advise.fix.MIN_GAIN)
 BIG_GAIN = 2.0           # a fix measured at this or more must be offered
 
 

@@ -17,15 +17,15 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gpuprof.probes.dataloader import FETCH_FIELDS  # noqa: E402
-from gpuprof.probes.stream import Stream  # noqa: E402
+from gpuprof.capture.probes.dataloader import FETCH_FIELDS  # noqa: E402
+from gpuprof.capture.probes.stream import Stream  # noqa: E402
 from gpuprof.record.atomic import write_json_atomic  # noqa: E402
 from gpuprof.record.events import EventWriter  # noqa: E402
 from gpuprof.record.reader import load_run  # noqa: E402
 from gpuprof.record.schema import EVENTS_DIR, GPU_FILE, RUN_FILE, RUN_FORMAT, SYSTEM_FILE  # noqa: E402
-from gpuprof.reporting.build import build_report  # noqa: E402
-from gpuprof.samplers.columns import ColumnStore  # noqa: E402
-from gpuprof.samplers.system import SYSTEM_COLUMNS  # noqa: E402
+from gpuprof.present.reporting.build import build_report  # noqa: E402
+from gpuprof.capture.samplers.columns import ColumnStore  # noqa: E402
+from gpuprof.capture.samplers.system import SYSTEM_COLUMNS  # noqa: E402
 
 STEP, WAIT, FETCH_WALL, FETCH_CPU, COLLATE = 0.010, 0.007, 0.0068, 0.0065, 0.0002
 
@@ -99,7 +99,7 @@ def report_peak_rss(folder: str) -> tuple:
     """(seconds, peak RSS in MB) of `gpuprof report FOLDER --format json` in a fresh process."""
     import subprocess
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", "import resource, sys; from gpuprof.cli import main\n"
+    done = subprocess.run([sys.executable, "-c", "import resource, sys; from gpuprof.commands.cli import main\n"
                            "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
                            "sys.stderr.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))",
                            "report", folder, "--format", "json"],
@@ -114,7 +114,7 @@ def folder_bytes(folder: str) -> int:
 
 def pictures_for(folder: str, report: dict) -> dict:
     """Sizes (bytes) and build times of the trace and the HTML page of a run."""
-    from gpuprof.reporting.pictures import report_text
+    from gpuprof.present.reporting.pictures import report_text
     out = {}
     for fmt in ("trace", "html"):
         start = time.perf_counter()

@@ -10,6 +10,6 @@ from .package import __version__  # noqa: F401  (the package's version, as `gpup
 
 
 def load_ipython_extension(ipython) -> None:
-    """`%load_ext gpuprof`: the %%gpuprof and %gpuprof magics (gpuprof.notebook)."""
-    from gpuprof.notebook.magic import load
+    """`%load_ext gpuprof`: the %%gpuprof and %gpuprof magics (gpuprof.commands.notebook)."""
+    from gpuprof.commands.notebook.magic import load
     load(ipython)

@@ -1,5 +1,5 @@
 """`python -m gpuprof` is the same as the `gpuprof` command."""
-from gpuprof.cli import main
+from gpuprof.commands.cli import main
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ either way; a slowed baseline makes a regression look smaller)."""
 
 from typing import Mapping, Optional
 
-from gpuprof.analysis.machine_load import busy_words
+from gpuprof.judge.sections.machine_load import busy_words
 from gpuprof.gate.statuses import DISTURBED, FAIL, PASS
 
 RUN, BASELINE = "the run", "the baseline"

@@ -5,14 +5,14 @@ comparison dict (`gpuprof.compare/1`) out.
 
 The statistics are the gate's (gpuprof.gate.decide: the steady median step time of each side and
 its noise, a change counting only beyond NOISE_Z times the two sides' combined noise), `try`'s
-(gpuprof.analysis.noise.SAME: a change within 3% is no change) and the report's (gpuprof.analysis.
+(gpuprof.stats.noise.SAME: a change within 3% is no change) and the report's (gpuprof.judge.
 machine_load: the cores other processes kept busy), so that compare, gate and try never disagree on
 a number. It sits beside the gate, whose regression check `--fail-if-slower` is."""
 
 import math
 
-from gpuprof.analysis.machine_load import machine_during, notable
-from gpuprof.analysis.noise import SAME
+from gpuprof.judge.sections.machine_load import machine_during, notable
+from gpuprof.stats.noise import SAME
 from gpuprof.gate.decide import FAIL, MISSING, NOISE_Z, decide, step_kind, step_statistic
 from gpuprof.gate.decide import program_of as gate_program
 

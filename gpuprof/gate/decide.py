@@ -9,7 +9,7 @@ baseline is skipped and says so."""
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
-from gpuprof.analysis.job_gpus import job_gpu_util
+from gpuprof.judge.sections.job_gpus import job_gpu_util
 from gpuprof.gate.errors import GateInputError
 
 from gpuprof.gate.statuses import DISTURBED, FAIL, MISSING, PASS, SKIPPED  # noqa: F401  (the gate's words)
@@ -163,11 +163,11 @@ SPLIT_NOISE = 0.25
 def step_statistic(reports: list, kind: str = None):
     """(step time, its relative noise, "median" or "mean"). Several rounds: the median over rounds of
     each round's steady step time, with half their range over that median as noise, after leaving out
-    a round far from the others when the rest agree (gpuprof.analysis.noise, as `try` does). One run:
+    a round far from the others when the rest agree (gpuprof.stats.noise, as `try` does). One run:
     its steady median with the standard error of a median from the spread of its steady steps
     (IQR / 1.349 as sigma, x 1.2533 / sqrt(n)), or its steady mean with the mean's standard error.
     `kind` (step_kind of both sides compared) picks the measure; by default these runs' own."""
-    from gpuprof.analysis.noise import disturbed
+    from gpuprof.stats.noise import disturbed
     kind = kind or step_kind(reports)
     values = [m for m in (_steady(r).get(f"{kind}_step_s") for r in reports) if m]
     left_out = set(disturbed(values))

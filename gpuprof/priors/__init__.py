@@ -4,9 +4,9 @@ one imports it from here (its topic module) instead of writing the number; docs/
 table rendered (`python -m gpuprof.priors`), and tests keep the two the same.
 
 Not here: definitions (what counts as notable, the least gain worth showing, the change a fix
-proposes), numerical guards, and the verdict's confidence weights; figures outside gpuprof/advice
-and the input cost's modules (the data sheets' peaks in gpuprof/analysis/peaks.py, the verdict
-bounds in gpuprof/analysis/evidence.py)."""
+proposes), numerical guards, and the verdict's confidence weights; figures outside gpuprof/advise
+and the input cost's modules (the data sheets' peaks in gpuprof/judge/sections/peaks.py, the verdict
+bounds in gpuprof/judge/verdict/evidence.py)."""
 
 from gpuprof.priors import copy_fixes, gpu_rates, input_fixes, model_fixes, rollout_fixes, step_model, verdicts
 from gpuprof.priors.prior import KINDS, Prior

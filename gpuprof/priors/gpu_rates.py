@@ -1,4 +1,4 @@
-"""Priors of the math-mode estimates on a GPU (gpuprof/advice/math_modes.py): the rates each op
+"""Priors of the math-mode estimates on a GPU (gpuprof/advise/math_modes.py): the rates each op
 family reached in each mode, the speed ratios between modes, and the host's cost per op, all
 measured once on one NVIDIA H200; and the utilisation under which the host sets a step's pace."""
 

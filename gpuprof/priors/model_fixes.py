@@ -42,7 +42,7 @@ CPU_BF16_SPEED_RATIO = Prior(
               "examples/compute_heavy.py", "examples/compute_cnn.py", "examples/compute_transformer.py"),
     used_for="mixed-precision on a CPU with bf16 instructions: how much faster the counted step's matmuls, "
              "convolutions and attention run under bf16 autocast, casts included, applied to the share of the "
-             "step they took (advice/cpu_math_modes.py)",
+             "step they took (advise/cpu_math_modes.py)",
     without_it="mixed-precision on a CPU has no range and ranks by mixed-precision.prior-cpu")
 
 COMPILE_PRIOR = Prior(

@@ -1,4 +1,4 @@
-"""Priors of the step model every input estimate shares (gpuprof/advice/model.py): what shipping a
+"""Priors of the step model every input estimate shares (gpuprof/advise/model.py): what shipping a
 batch between processes costs, and how far an estimate's range reaches."""
 
 from gpuprof.priors.prior import Prior

@@ -1,4 +1,4 @@
-"""Priors of the verdict's own figures (gpuprof/analysis): what the input costs when no step waits
+"""Priors of the verdict's own figures (gpuprof/judge): what the input costs when no step waits
 for it, and the cost from which a contended input is the verdict."""
 
 from gpuprof.priors.prior import Prior

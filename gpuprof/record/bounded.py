@@ -1,6 +1,6 @@
 """Read one process's events into bounded memory, whatever the size of its event file.
 
-The same shape the probes' streams write (gpuprof.probes.stream): per stream (a kind and its static
+The same shape the probes' streams write (gpuprof.capture.probes.stream): per stream (a kind and its static
 fields) the first FULL items stay single, later ones are summed into blocks (count, first and last
 time, sums and maxima), and when blocks pile up, neighbours are merged, so totals stay exact and
 the step-time distribution keeps its resolution where it has items. Other kinds keep their first

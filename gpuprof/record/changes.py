@@ -1,9 +1,9 @@
 """The one vocabulary of changes `gpuprof try` can make inside a program.
 
 A change is a set of KEY=VALUE settings carried to the probes through the bootstrap (the probes
-apply them, gpuprof.probes.variants). Each key is declared here once: how its value reads on a
+apply them, gpuprof.capture.probes.variants). Each key is declared here once: how its value reads on a
 command line, the smallest value it takes, what it is applied to, whether `--set` offers it, and
-what it changes besides speed. The fixes (gpuprof.advice.fixes) name the keys they set; `try`'s
+what it changes besides speed. The fixes (gpuprof.advise.fixes) name the keys they set; `try`'s
 options, its help and its table read them from here. Lives in `record` because the probes, which
 may import nothing else of gpuprof, read it too."""
 

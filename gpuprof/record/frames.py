@@ -1,5 +1,5 @@
-"""How a sampled stack frame is read, the same inside the job (gpuprof.probes.sampling) and from
-outside it (gpuprof.analysis.attached, reading py-spy's stacks): which torch frames mark a part of
+"""How a sampled stack frame is read, the same inside the job (gpuprof.capture.probes.sampling) and from
+outside it (gpuprof.judge.sections.attached, reading py-spy's stacks): which torch frames mark a part of
 the training step, and which paths are library code rather than the user's."""
 
 #: (kind, path fragment, function names or None for any), innermost marker first.

@@ -1,7 +1,7 @@
 """Every kind of event a process of the job writes into its event file, declared once.
 
 An event is a JSON object whose "k" names its kind. Stream kinds are written by the probes'
-streams (gpuprof.probes.stream): per item a time and the columns below, first as rows of a
+streams (gpuprof.capture.probes.stream): per item a time and the columns below, first as rows of a
 columnar event and later summed in blocks; their static fields say which stream an item belongs
 to. Every other kind is one object per occurrence. Writers (probes) and readers (record.reader,
 record.bounded, analysis) name kinds through these constants, so a new kind is added here first."""

@@ -11,7 +11,7 @@ BOOTSTRAP_ENV = "GPUPROF_BOOTSTRAP"
 RUN_FILE = "run.json"
 SYSTEM_FILE = "system.json"
 GPU_FILE = "gpu.json"
-#: `gpuprof attach` only: the Python stacks sampled from outside the job (gpuprof.attach.session).
+#: `gpuprof attach` only: the Python stacks sampled from outside the job (gpuprof.commands.attach.session).
 STACKS_FILE = "stacks.json"
 STACKS_FORMAT = "gpuprof.stacks/1"
 REPORT_FILE = "report.json"

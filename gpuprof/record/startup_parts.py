@@ -1,4 +1,4 @@
-"""The parts of a start-up the start-up probe names in its samples (gpuprof.probes.startup), read
+"""The parts of a start-up the start-up probe names in its samples (gpuprof.capture.probes.startup), read
 back by the analysis and the start-up fixes: one spelling for the writer and the readers."""
 
 IMPORTS = "imports"

@@ -20,8 +20,8 @@ def run_names() -> list:
 def run_outputs(name: str) -> dict:
     """file name -> text, for one saved run."""
     from gpuprof.record.reader import load_run
-    from gpuprof.render import formats
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.render import formats
+    from gpuprof.present.reporting.build import build_report
 
     record = load_run(os.path.join(RUNS, name))
     report = build_report(record, run_dir=RUN_DIR)
@@ -76,8 +76,8 @@ def comm_verdict() -> dict:
 
 
 def advice_outputs() -> dict:
-    from gpuprof.analysis.classify import classify
-    from gpuprof.advice.rank import advise
+    from gpuprof.judge.verdict.classify import classify
+    from gpuprof.advise.rank import advise
 
     out = {}
     for name, data in scenarios().items():
@@ -94,7 +94,7 @@ TRY_RECORD = os.path.join(HERE, "try", "try.json")
 
 def try_outputs() -> dict:
     """The renderings of a saved `gpuprof try` record."""
-    from gpuprof.render import formats
+    from gpuprof.present.render import formats
 
     with open(TRY_RECORD, "r", encoding="utf-8") as handle:
         record = json.load(handle)

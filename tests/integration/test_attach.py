@@ -22,8 +22,8 @@ SPAWN_WAIT_SHARE_POINTS = 0.3
 
 
 def have_pyspy() -> bool:
-    from gpuprof.attach.pyspy import find_pyspy
-    from gpuprof.launch.errors import UsageProblem
+    from gpuprof.commands.attach.pyspy import find_pyspy
+    from gpuprof.errors import UsageProblem
     try:
         find_pyspy()
         return True

@@ -1,6 +1,6 @@
 """An input-bound job beside a process that spins on one of the two cores, with torch's default
 intra-op threads: the threads fight the spinner for a core, compute slows more than the input, and
-the wait shrinks. The verdict weighs what the other process took (gpuprof.analysis.bottlenecks.
+the wait shrinks. The verdict weighs what the other process took (gpuprof.judge.verdict.bottlenecks.
 input_cpu.job_alone_wait) and stays the input; the report says the machine was busy."""
 
 import os

@@ -74,7 +74,7 @@ def test_a_cpu_run_measures_its_peak_once_and_caches_it(tmp_path):
 
 
 def test_the_simulated_gpu_gives_joules_per_step_idle_gpu_hours_and_the_cost(tmp_path):
-    from gpuprof.doctor.runner import Runner
+    from gpuprof.commands.doctor.runner import Runner
     from gpuprof.testing.scenarios import SCENARIOS
     (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.run]\nprice_per_gpu_hour = 3.0\n")
     scenario = dataclasses.replace(next(s for s in SCENARIOS if s.name == "compute-pageable"), args=("--steps", "20"))

@@ -183,7 +183,7 @@ class _Outcome:
 
 
 def test_the_status_is_the_jobs_and_only_a_real_death_is_re_raised():
-    from gpuprof.workflows.run import job_status
+    from gpuprof.commands.workflows.run import job_status
     steps_stop = job_status({"exit_code": 0}, _Outcome(130, 2))          # --steps ended in a SIGINT: planned
     assert steps_stop == 0 and steps_stop.died_of is None
     no_record = job_status({"exit_code": None}, _Outcome(0, None))       # run.json lost on a full disk
@@ -198,7 +198,7 @@ def _start_ticks(pid: int) -> int:
 
 
 def test_leftovers_in_the_jobs_group_are_ended_and_a_daemon_is_left_alone():
-    from gpuprof.launch.job_tree import end_leftovers
+    from gpuprof.capture.launch.job_tree import end_leftovers
     worker = subprocess.Popen(["sleep", "60"], process_group=0)
     helper = subprocess.Popen(["sleep", "60"], process_group=0)          # a group of its own, same session
     daemon = subprocess.Popen(["sleep", "60"], start_new_session=True)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gpuprof.doctor.runner import Runner
+from gpuprof.commands.doctor.runner import Runner
 from gpuprof.testing.scenarios import SCENARIOS
 
 pytest.importorskip("torch")

@@ -19,7 +19,7 @@ CALL_LINE = 28          # `out = model(x)` in tests/programs/model_side.py
 
 
 def has_bf16() -> bool:
-    from gpuprof.samplers.system import cpu_flags
+    from gpuprof.capture.samplers.system import cpu_flags
     return bool({"avx512_bf16", "amx_bf16"} & set(cpu_flags()))
 
 

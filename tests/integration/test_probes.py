@@ -176,7 +176,7 @@ def test_torchs_own_warnings_point_where_they_point_without_gpuprof(tmp_path):
     assert "Warning" in expected.stderr
     # No warning names a probe's file (the checkout's own folder may be called gpuprof).
     assert got.stderr == expected.stderr
-    assert os.path.join("gpuprof", "probes") not in got.stderr and "_gpuprof_job" not in got.stderr
+    assert os.path.join("gpuprof", "capture", "probes") not in got.stderr and "_gpuprof_job" not in got.stderr
     assert got.stdout == expected.stdout
 
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gpuprof.analysis import bottlenecks
+from gpuprof.judge.verdict import bottlenecks
 from tests.conftest import PROGRAMS
 from tests.integration.helpers import gpuprof, load_json, plain
 

@@ -90,7 +90,7 @@ def test_no_subcommand_and_unknown_subcommand_are_usage_errors(tmp_path):
 
 def test_help_is_fast_and_imports_neither_torch_nor_nvml(tmp_path):
     code = ("import sys, time; t=time.perf_counter(); sys.argv=['gpuprof','--help'];\n"
-            "from gpuprof.cli import main\n"
+            "from gpuprof.commands.cli import main\n"
             "try: main()\n"
             "except SystemExit: pass\n"
             "sys.stderr.write('%f %s %s' % (time.perf_counter()-t, 'torch' in sys.modules, 'pynvml' in sys.modules))")

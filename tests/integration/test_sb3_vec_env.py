@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from gpuprof.analysis import bottlenecks
+from gpuprof.judge.verdict import bottlenecks
 from tests.conftest import PROGRAMS
 from tests.integration.helpers import default_signal_dispositions, gpuprof, load_json
 

@@ -153,7 +153,7 @@ def test_run_verify_measures_the_ceiling_and_the_top_fix_and_keeps_them_in_the_r
 def data_on_disk(tmp_path):
     """64 MiB of rows, written through to the disk and out of the page cache."""
     np = pytest.importorskip("numpy")
-    from gpuprof.experiments.cache import evict
+    from gpuprof.commands.experiments.cache import evict
     path = tmp_path / "rows.npy"
     np.save(path, np.random.default_rng(0).random((16384, 1024), dtype=np.float32))
     fd = os.open(path, os.O_RDONLY)

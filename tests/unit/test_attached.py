@@ -3,11 +3,11 @@ the workers' reading and computing, who trains, and the sections the rules read.
 
 import pytest
 
-from gpuprof.analysis.attached import analyse_attached, classify_training, classify_worker, headline, roles
-from gpuprof.attach.pyspy import parse_trace
-from gpuprof.attach.threads import grown
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.workflows.attach import parse_duration
+from gpuprof.judge.sections.attached import analyse_attached, classify_training, classify_worker, headline, roles
+from gpuprof.commands.attach.pyspy import parse_trace
+from gpuprof.commands.attach.threads import grown
+from gpuprof.errors import UsageProblem
+from gpuprof.commands.workflows.attach import parse_duration
 
 SITE = "/venv/lib/python3.11/site-packages"
 STDLIB = "/usr/lib/python3.11"
@@ -205,7 +205,7 @@ def test_a_forked_worker_sharing_its_parents_pthread_id_keeps_its_own_stacks():
 
 
 def test_without_py_spy_attach_says_how_to_install_it(monkeypatch, tmp_path):
-    from gpuprof.attach import pyspy
+    from gpuprof.commands.attach import pyspy
     monkeypatch.setattr(pyspy.sys, "executable", str(tmp_path / "python"))
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(UsageProblem) as raised:

@@ -8,8 +8,8 @@ import types
 import numpy as np
 import pytest
 
-from gpuprof.analysis.augmentation import random_parts, with_augmentation
-from gpuprof.probes.augmentation import inspect_dataset
+from gpuprof.judge.sections.augmentation import random_parts, with_augmentation
+from gpuprof.capture.probes.augmentation import inspect_dataset
 
 torch = pytest.importorskip("torch")
 

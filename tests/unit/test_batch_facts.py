@@ -2,7 +2,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.probes.batch_facts import describe_batch  # noqa: E402
+from gpuprof.capture.probes.batch_facts import describe_batch  # noqa: E402
 
 
 def facts(data):

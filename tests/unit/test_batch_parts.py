@@ -1,5 +1,5 @@
-from gpuprof.analysis.batch_parts import batch_parts, collate_dominates, token_batch
-from gpuprof.analysis.loaders import analyse_loaders
+from gpuprof.judge.sections.batch_parts import batch_parts, collate_dominates, token_batch
+from gpuprof.judge.sections.loaders import analyse_loaders
 
 
 def _entry(collate_s, wall_s=1.6, named=True, in_main=True):

@@ -6,10 +6,10 @@ import os
 import pkgutil
 import re
 
-from gpuprof.advice import fixes
-from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.bottleneck import BESIDE, BY_SHARE, FALLBACK, LEADS
-from gpuprof.analysis.classify import classify
+from gpuprof.advise import fixes
+from gpuprof.judge.verdict import bottlenecks
+from gpuprof.judge.verdict.bottleneck import BESIDE, BY_SHARE, FALLBACK, LEADS
+from gpuprof.judge.verdict.classify import classify
 from tests.unit.test_verdict_and_advice import sections
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

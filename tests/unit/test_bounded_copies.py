@@ -3,7 +3,7 @@ the copies it stands for, so the steps' window still tells start-up copies from 
 
 import pytest
 
-from gpuprof.analysis.transfers import analyse_copies, in_window_fraction
+from gpuprof.judge.sections.transfers import analyse_copies, in_window_fraction
 from gpuprof.record import bounded
 from gpuprof.record.bounded import BoundedEvents
 

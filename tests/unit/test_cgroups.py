@@ -3,7 +3,7 @@ the kernel shows them) and from the affinity mask."""
 
 import os
 
-from gpuprof.samplers import cgroups
+from gpuprof.capture.samplers import cgroups
 
 
 def write(root, path, text):
@@ -84,7 +84,7 @@ def test_the_affinity_mask_of_a_live_process():
 
 
 def test_the_probe_knows_torchs_shared_memory_failures_from_others():
-    from gpuprof.probes.memory import _is_out_of_shared_memory
+    from gpuprof.capture.probes.memory import _is_out_of_shared_memory
     assert _is_out_of_shared_memory(RuntimeError("Caught RuntimeError in DataLoader worker process 0.\nRuntimeError: "
                                                  "unable to allocate shared memory(shm) for file </torch_1_2_0>"))
     assert _is_out_of_shared_memory(RuntimeError("DataLoader worker (pid 12) is killed by signal: Bus error. It is "
@@ -93,7 +93,7 @@ def test_the_probe_knows_torchs_shared_memory_failures_from_others():
 
 
 def test_batches_in_flight_near_the_size_of_dev_shm_are_warned_of():
-    from gpuprof.advice.shm import in_flight_bytes, shm_note
+    from gpuprof.advise.shm import in_flight_bytes, shm_note
     loader = {"num_workers": 4, "prefetch_factor": 2, "batch": {"bytes": 4 * 2**20}, "where": "train.py:9"}
     assert in_flight_bytes(loader) == 32 * 2**20
     note = shm_note({"cpu_limit": {"shm_bytes": 64 * 2**20}}, [loader])

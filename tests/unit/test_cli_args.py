@@ -3,9 +3,9 @@ import sys
 
 import pytest
 
-from gpuprof.cli.run_args import split_user_args
-from gpuprof.launch.command import resolve
-from gpuprof.launch.errors import UsageProblem
+from gpuprof.commands.cli.run_args import split_user_args
+from gpuprof.capture.launch.command import resolve
+from gpuprof.errors import UsageProblem
 
 VALUE_OPTIONS = {"--out", "--json", "--interval", "-m", "--module"}
 

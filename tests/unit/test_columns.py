@@ -1,4 +1,4 @@
-from gpuprof.samplers.columns import LAST, MAX, MEAN, SUM, ColumnStore
+from gpuprof.capture.samplers.columns import LAST, MAX, MEAN, SUM, ColumnStore
 
 
 def make_store(max_rows=8):

@@ -10,13 +10,13 @@ import subprocess
 import pytest
 
 from gpuprof.gate import compare as cmp
-from gpuprof.launch.errors import UsageProblem
+from gpuprof.errors import UsageProblem
 from gpuprof.record import provenance
 from gpuprof.record.reader import load_run
 from gpuprof.record.run_header import RunHeader, SamplingSettings
-from gpuprof.render import compare_text
-from gpuprof.reporting.build import build_report
-from gpuprof.workflows.compare import compare_runs, load_side
+from gpuprof.present.render import compare_text
+from gpuprof.present.reporting.build import build_report
+from gpuprof.commands.workflows.compare import compare_runs, load_side
 from tests.conftest import ROOT
 
 RUNS = os.path.join(ROOT, "tests", "golden", "runs")

@@ -10,8 +10,8 @@ import pytest
 from gpuprof.gate import compare as cmp
 from gpuprof.gate.decide import decide
 from gpuprof.record.reader import load_run
-from gpuprof.render import compare_text
-from gpuprof.reporting.build import build_report
+from gpuprof.present.render import compare_text
+from gpuprof.present.reporting.build import build_report
 from tests.conftest import ROOT
 
 GOLDEN = os.path.join(ROOT, "tests", "golden", "runs", "cpu_starved")

@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.probes import copies  # noqa: E402
+from gpuprof.capture.probes import copies  # noqa: E402
 
 
 class FakeStream:

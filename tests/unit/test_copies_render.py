@@ -4,8 +4,8 @@ time stood in, copies outside the steps and other processes' apart, and each ran
 
 import pytest
 
-from gpuprof.render import formats
-from gpuprof.render.copies_text import copies_rows
+from gpuprof.present.render import formats
+from gpuprof.present.render.copies_text import copies_rows
 
 MB = 10 ** 6
 COPIES = {"observed": True, "count": 40, "bytes": 400 * MB, "pageable_bytes": 400 * MB, "seconds": 0.06,

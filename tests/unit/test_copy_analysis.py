@@ -6,10 +6,10 @@ import os
 
 import pytest
 
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.evidence import gather
-from gpuprof.analysis.bottlenecks import transfer_h2d
-from gpuprof.analysis.transfers import analyse_copies, in_window_fraction
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.verdict.evidence import gather
+from gpuprof.judge.verdict.bottlenecks import transfer_h2d
+from gpuprof.judge.sections.transfers import analyse_copies, in_window_fraction
 
 MB = 1 << 20
 STEPS = {"pid": 7, "window_start": 10.0, "window_end": 20.0, "window_s": 10.0, "count": 51, "measured": 50}
@@ -106,7 +106,7 @@ RUN = os.path.join(os.path.dirname(__file__), "..", "golden", "runs", "ddp_strag
 
 def test_two_ranks_copies_are_each_against_their_own_window_never_summed():
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report, probe_sections
+    from gpuprof.present.reporting.build import build_report, probe_sections
 
     record = load_run(RUN)
     trainers = [g for g in record["processes"] if any(e.get("k") == "step" for e in g)]

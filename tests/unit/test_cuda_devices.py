@@ -3,8 +3,8 @@ spelling, only the devices used, again only when the set changes), and merged ac
 
 import pytest
 
-from gpuprof.analysis.devices import analyse_devices
-from gpuprof.probes import cuda_devices as probe
+from gpuprof.judge.sections.devices import analyse_devices
+from gpuprof.capture.probes import cuda_devices as probe
 
 BARE = "8a1b9c2d-3e4f-5061-7283-94a5b6c7d8e9"
 

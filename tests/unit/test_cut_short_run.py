@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from gpuprof.record.reader import load_run
-from gpuprof.reporting import cut_short
-from gpuprof.reporting.build import build_report
+from gpuprof.present.reporting import cut_short
+from gpuprof.present.reporting.build import build_report
 from tests.conftest import ROOT
 
 GOLDEN = os.path.join(ROOT, "tests", "golden", "runs", "cpu_starved")

@@ -4,7 +4,7 @@ batch-preparation time by the steps probe."""
 import time
 import types
 
-from gpuprof.probes import device_wait
+from gpuprof.capture.probes import device_wait
 
 
 class FakeTensor:

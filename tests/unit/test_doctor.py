@@ -8,11 +8,11 @@ import os
 
 import pytest
 
-from gpuprof.doctor import checks, cuda_order, expectations, host_facts, lines, scenarios, table
-from gpuprof.doctor.gather import check_pids
-from gpuprof.doctor.nvml_facts import read_nvml, running_pids
-from gpuprof.doctor.runner import Outcome, Runner, machine_at_hand
-from gpuprof.launch.errors import UsageProblem
+from gpuprof.commands.doctor import checks, cuda_order, expectations, host_facts, lines, scenarios, table
+from gpuprof.commands.doctor.gather import check_pids
+from gpuprof.commands.doctor.nvml_facts import read_nvml, running_pids
+from gpuprof.commands.doctor.runner import Outcome, Runner, machine_at_hand
+from gpuprof.errors import UsageProblem
 from gpuprof.testing.scenarios import Expect, Scenario
 from gpuprof.testing.simgpu import SHIM
 from gpuprof.testing.simgpu.machine import Gpu, Machine, MigInstance
@@ -380,7 +380,7 @@ def test_a_simulated_run_has_the_shim_then_gpuprof_first_and_its_placeholders_re
     scenario = Scenario("s", "p.py", Expect(gpu=1), machine=Machine(gpus=[Gpu(), Gpu()]),
                         env={"CUDA_VISIBLE_DEVICES": "{uuid:1}"})
     machine, env = runner._machine_and_environment(scenario, str(tmp_path / "s"))
-    from gpuprof.doctor.runner import PACKAGE_ROOT
+    from gpuprof.commands.doctor.runner import PACKAGE_ROOT
     assert env["PYTHONPATH"].split(os.pathsep) == [SHIM, PACKAGE_ROOT, "/user/lib"]
     assert env["CUDA_VISIBLE_DEVICES"] == scenario.machine.uuid(1)
     assert os.path.isfile(tmp_path / "s" / "machine" / "machine.json")
@@ -400,7 +400,7 @@ def test_verify_names_the_gpus_at_hand_and_runs_without_the_shim(tmp_path):
 
 
 def test_bad_combinations_of_flags_are_usage_problems(tmp_path):
-    from gpuprof.workflows.doctor import doctor
+    from gpuprof.commands.workflows.doctor import doctor
     with pytest.raises(UsageProblem, match="choose one"):
         doctor(simulated=True, verify=True)
     with pytest.raises(UsageProblem, match="go with --simulated or --verify"):
@@ -420,7 +420,7 @@ def fake_python(tmp_path, body: str) -> str:
 
 
 def test_torch_is_asked_in_a_child_that_may_print_first_hang_or_fail(tmp_path):
-    from gpuprof.doctor.torch_facts import TorchChild
+    from gpuprof.commands.doctor.torch_facts import TorchChild
     chatty = fake_python(tmp_path, "echo 'a sitecustomize says hello'\necho '{\"pid\": 5, \"version\": \"2.5\"}'\n")
     with TorchChild(chatty) as child:
         assert child.facts == {"pid": 5, "version": "2.5", "python": chatty}

@@ -1,15 +1,15 @@
-"""The efficiency section (analysis/efficiency.py, analysis/peaks.py) from hand-made events: the
+"""The efficiency section (judge/sections/efficiency.py, judge/sections/peaks.py) from hand-made events: the
 peak's order of trust (given, measured, the dense data-sheet figure, unknown), MFU with its inputs,
 energy per step from NVML's counter, GPU-hours and their idle part, the money; and its words in
 every format, the gate's --min-mfu and `try`'s MFU change."""
 
 import pytest
 
-from gpuprof.analysis.efficiency import efficiency_section, resolve_peak
-from gpuprof.analysis.peaks import cached_peak, dtype_key, known_peak, remember_peak
+from gpuprof.judge.sections.efficiency import efficiency_section, resolve_peak
+from gpuprof.judge.sections.peaks import cached_peak, dtype_key, known_peak, remember_peak
 from gpuprof.gate.decide import FAIL, MISSING, PASS, decide
-from gpuprof.render.efficiency_text import rows
-from gpuprof.render.try_text import mfu_lines
+from gpuprof.present.render.efficiency_text import rows
+from gpuprof.present.render.try_text import mfu_lines
 
 STEPS = {"pid": 1, "median_step_s": 0.1, "measured": 50, "batch_size": 32, "window_s": 5.0}
 EVENT = {"k": "flops", "pid": 1, "flops": 4e13, "by_op": {"mm": 4e13}, "by_dtype": {"bfloat16": 4e13},
@@ -137,7 +137,7 @@ def test_try_shows_each_variants_mfu_change_beside_its_speedup():
 def test_doctor_measures_the_peak_caches_it_and_sets_it_beside_the_data_sheet(tmp_path, monkeypatch):
     import json
     import types
-    from gpuprof.doctor.peak_check import measure_peaks, peaks_section
+    from gpuprof.commands.doctor.peak_check import measure_peaks, peaks_section
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     answers = {"bfloat16": 700.0, "float32": 50.0}
 
@@ -153,7 +153,7 @@ def test_doctor_measures_the_peak_caches_it_and_sets_it_beside_the_data_sheet(tm
 
 
 def test_rapl_readings_give_joules_across_a_counter_wrap(tmp_path):
-    from gpuprof.samplers import rapl
+    from gpuprof.capture.samplers import rapl
     zone = tmp_path / "intel-rapl:0"
     zone.mkdir()
     (zone / "max_energy_range_uj").write_text("1000000\n")
@@ -165,7 +165,7 @@ def test_rapl_readings_give_joules_across_a_counter_wrap(tmp_path):
 
 
 def test_a_try_row_keeps_the_median_mfu_of_its_counted_runs():
-    from gpuprof.experiments.results import _efficiency
+    from gpuprof.commands.experiments.results import _efficiency
     reports = [{"efficiency": {"achieved_tflops": 1.0, "mfu": 0.1}}, {"efficiency": {"achieved_tflops": 3.0, "mfu": 0.3}},
                {"efficiency": {"achieved_tflops": 2.0, "mfu": 0.2}}, {}]
     assert _efficiency(reports) == {"achieved_tflops": 2.0, "mfu": 0.2}

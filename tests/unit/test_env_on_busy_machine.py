@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from gpuprof.advice.rank import advise
-from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.rollout import BUCKETS_PER_OCTAVE, measured_phases, pace_of
+from gpuprof.advise.rank import advise
+from gpuprof.judge.verdict import bottlenecks
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.sections.rollout import BUCKETS_PER_OCTAVE, measured_phases, pace_of
 from tests.unit.test_environment_section import ENV
 from tests.unit.test_verdict_and_advice import sections
 

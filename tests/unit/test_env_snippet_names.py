@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from gpuprof.advice.fixes import async_vector_env, more_envs_per_call, subproc_vec_env, vectorised_env
+from gpuprof.advise.fixes import async_vector_env, more_envs_per_call, subproc_vec_env, vectorised_env
 from tests.unit.fixes.env_cases import env_evidence, env_verdict, sb3_evidence
 
 #: Where a bare name of a snippet comes from, per library.

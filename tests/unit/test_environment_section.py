@@ -3,8 +3,8 @@ running sums, the collection and learning phases, and the report's line about it
 
 import pytest
 
-from gpuprof.analysis.environment import analyse_environment
-from gpuprof.reporting.environment_note import environment_notes
+from gpuprof.judge.sections.environment import analyse_environment
+from gpuprof.present.reporting.environment_note import environment_notes
 
 ENV = {"k": "env", "pid": 7, "cls": "SyncVectorEnv", "vector": True, "vector_cls": "SyncVectorEnv", "num_envs": 4,
        "async": False, "spec": "CartPole-v1", "vector_entry_point": True, "where": "ppo.py:210"}

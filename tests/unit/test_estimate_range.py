@@ -5,12 +5,12 @@ import os
 
 import pytest
 
-from gpuprof.advice import model
-from gpuprof.advice.fix import Fix
-from gpuprof.advice.rank import advise, capped
-from gpuprof.analysis.classify import classify
-from gpuprof.experiments.results import estimate_for, estimate_range_for
-from gpuprof.render import formats
+from gpuprof.advise import model
+from gpuprof.advise.fix import Fix
+from gpuprof.advise.rank import advise, capped
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.commands.experiments.results import estimate_for, estimate_range_for
+from gpuprof.present.render import formats
 from tests.golden import outputs
 from tests.unit.test_verdict_and_advice import sections
 
@@ -31,7 +31,7 @@ NO_RECORD = {"meta": {}, "system": {}, "gpu": {}, "processes": []}
 
 def saved_advice(name: str) -> dict:
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.reporting.build import build_report
     report = build_report(load_run(os.path.join(outputs.RUNS, name)), run_dir=outputs.RUN_DIR)
     return {item["id"]: item for item in report["advice"]}
 
@@ -52,8 +52,8 @@ def test_a_fix_with_one_number_gets_its_range_from_the_step_model(monkeypatch):
               build=lambda ev, s: {"estimated_speedup": 1.5})
     ends = Fix(id="own-ends", title="t", effort=1, addresses=("input.cpu",),
                build=lambda ev, s: {"estimated_speedup": 1.5, "estimate_low": 1.45, "estimate_high": 1.52})
-    monkeypatch.setattr("gpuprof.advice.fixes.SPEED", (one, ends))
-    monkeypatch.setattr("gpuprof.advice.fixes.get", lambda fix_id: {f.id: f for f in (one, ends)}.get(fix_id))
+    monkeypatch.setattr("gpuprof.advise.fixes.SPEED", (one, ends))
+    monkeypatch.setattr("gpuprof.advise.fixes.get", lambda fix_id: {f.id: f for f in (one, ends)}.get(fix_id))
     narrow = dict(sections(wait=0.5))
     narrow["steps"] = dict(narrow["steps"], p90_step_s=0.0105, median_step_s=0.01)     # 5% spread
     result = classify(narrow)
@@ -96,7 +96,7 @@ def test_every_output_words_the_estimate_as_the_same_range_and_never_up_to():
         assert "up to" not in text, fmt
         if fmt != "json":
             assert words in text, fmt
-    from gpuprof.render.gate_text import markdown
+    from gpuprof.present.render.gate_text import markdown
     gate = markdown(type("Result", (), {"passed": False, "checks": [], "summary": "s"})(), report)
     assert words in gate and "up to" not in gate
 
@@ -107,13 +107,13 @@ def test_try_reads_the_estimate_of_the_baseline_report_item():
     variant = {"fix": "num-workers", "settings": {"num_workers": 2}}
     assert estimate_for(variant, baseline) == 1.6
     assert estimate_range_for(variant, baseline) == {"low": 1.2, "high": 2.0}
-    from gpuprof.render.try_text import estimate_cell
+    from gpuprof.present.render.try_text import estimate_cell
     assert estimate_cell({"estimate": 1.6, "estimate_range": {"low": 1.2, "high": 2.0}}) == "1.20–2.00x"
     assert estimate_range_for({"settings": {"ceiling": True}}, baseline) is None
 
 
 def test_run_verify_keeps_the_estimate_of_the_run_s_own_report():
-    from gpuprof.workflows.verify import with_measurements
+    from gpuprof.commands.workflows.verify import with_measurements
     report = {"advice": [{"id": "num-workers", "estimated_speedup": 1.6, "estimate": {"low": 1.2, "high": 2.0},
                           "change": {"num_workers": 2}}]}
     record = {"rows": [{"label": "baseline"}, {"label": "num-workers", "fix": "num-workers", "speedup": 1.45,

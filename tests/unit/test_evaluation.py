@@ -3,8 +3,8 @@
 
 import pytest
 
-from gpuprof.analysis.evaluation import role_of, with_evaluation
-from gpuprof.analysis.loop import analyse_loop
+from gpuprof.judge.verdict.evaluation import role_of, with_evaluation
+from gpuprof.judge.sections.loop import analyse_loop
 
 
 def loader(where, dataset="Samples", workers=0, cpu=0.95, wait=1.0, batches=20):

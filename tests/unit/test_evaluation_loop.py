@@ -1,8 +1,8 @@
 """The evaluation.loop bottleneck: reported beside the step verdict, never as it, and its fix offered
 whatever the training verdict is."""
 
-from gpuprof.advice.rank import advise
-from gpuprof.analysis.classify import classify
+from gpuprof.advise.rank import advise
+from gpuprof.judge.verdict.classify import classify
 from tests.unit.test_verdict_and_advice import sections
 
 

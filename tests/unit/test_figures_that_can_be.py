@@ -7,16 +7,16 @@ import os
 
 import pytest
 
-from gpuprof.advice.fixes import device_preprocessing
-from gpuprof.advice.rank import advise
-from gpuprof.advice.situation import Situation
-from gpuprof.analysis.bottlenecks import compute
-from gpuprof.analysis.evidence import Evidence, gather
-from gpuprof.analysis.loaders import analyse_loaders
-from gpuprof.analysis.rules.inputs import producer_split
-from gpuprof.analysis.self_cost import self_cost_section
-from gpuprof.render import formats
-from gpuprof.render.units import pct
+from gpuprof.advise.fixes import device_preprocessing
+from gpuprof.advise.rank import advise
+from gpuprof.advise.situation import Situation
+from gpuprof.judge.verdict.bottlenecks import compute
+from gpuprof.judge.verdict.evidence import Evidence, gather
+from gpuprof.judge.sections.loaders import analyse_loaders
+from gpuprof.judge.verdict.rules.inputs import producer_split
+from gpuprof.judge.sections.self_cost import self_cost_section
+from gpuprof.present.render import formats
+from gpuprof.present.render.units import pct
 from tests.golden import outputs
 from tests.unit.fixes.cases import LOADER, evidence
 
@@ -57,7 +57,7 @@ def _part_lists(node, path=()):
 
 def _golden_reports():
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.reporting.build import build_report
     for name in outputs.run_names():
         yield name, json.loads(json.dumps(build_report(load_run(os.path.join(outputs.RUNS, name)))))
 
@@ -164,7 +164,7 @@ def test_beside_a_busy_machine_every_output_says_the_slowdown_is_the_others_load
     assert "beside_busy_machine" not in self_cost_section(meta, [[{"k": "process", "pid": 7}]], quiet)
 
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.reporting.build import build_report
     record = load_run(os.path.join(outputs.RUNS, "cpu_starved"))
     report = dict(build_report(record), overhead=overhead)
     for fmt in ("console", "markdown", "html", "json"):
@@ -175,7 +175,7 @@ def test_beside_a_busy_machine_every_output_says_the_slowdown_is_the_others_load
 def test_the_html_table_of_producers_never_puts_one_thread_above_all_of_its_time_on_a_cpu():
     import re
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.reporting.build import build_report
     record = load_run(os.path.join(outputs.RUNS, "data_parallel"))
     page = formats.render("html", build_report(record), record=record)
     cells = re.findall(r"<tr><td>[^<]*</td><td>\d+</td><td>[^<]*</td><td>(\d+)%</td></tr>", page)

@@ -6,8 +6,8 @@ import os
 import pkgutil
 import re
 
-from gpuprof.advice import fixes
-from gpuprof.probes import variants as probe_variants
+from gpuprof.advise import fixes
+from gpuprof.capture.probes import variants as probe_variants
 from gpuprof.record import changes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -56,7 +56,7 @@ def test_no_module_outside_the_fixes_package_names_a_fix_id():
     ids = re.compile("[\"'](" + "|".join(re.escape(i) for i in fixes.ids()) + ")[\"']")
     for folder, _, files in os.walk(PACKAGE):
         # The simulated GPU's scenarios name the fixes they expect, as tests do.
-        if os.path.join("advice", "fixes") in folder or os.path.join(PACKAGE, "testing") in folder:
+        if os.path.join("advise", "fixes") in folder or os.path.join(PACKAGE, "testing") in folder:
             continue
         for name in files:
             if name.endswith(".py"):
@@ -65,7 +65,9 @@ def test_no_module_outside_the_fixes_package_names_a_fix_id():
 
 
 def test_modules_of_advice_render_and_cli_stay_small():
-    for part in ("advice", "render", "cli", "workflows"):
+    for part in ("advise", os.path.join("present", "render"), os.path.join("commands", "cli"),
+                 os.path.join("commands", "workflows")):
+        assert os.path.isdir(os.path.join(PACKAGE, part)), part
         for folder, _, files in os.walk(os.path.join(PACKAGE, part)):
             for name in files:
                 if name.endswith(".py"):
@@ -74,15 +76,15 @@ def test_modules_of_advice_render_and_cli_stay_small():
 
 
 def test_no_cli_command_module_imports_another():
-    cli = os.path.join(PACKAGE, "cli")
+    cli = os.path.join(PACKAGE, "commands", "cli")
     for name in os.listdir(cli):
         if name.endswith(".py") and name not in ("__init__.py", "app.py"):
-            assert "gpuprof.cli" not in read(cli, name), f"gpuprof/cli/{name} imports another CLI module"
+            assert "gpuprof.commands.cli" not in read(cli, name), f"gpuprof/commands/cli/{name} imports another CLI module"
 
 
 def test_try_help_lists_every_settable_key_and_every_fix_it_can_apply():
     from typer.testing import CliRunner
-    from gpuprof.cli.app import app, register_commands
+    from gpuprof.commands.cli.app import app, register_commands
 
     register_commands()
     result = CliRunner().invoke(app, ["try", "--help"], terminal_width=400)
@@ -95,8 +97,8 @@ def test_try_help_lists_every_settable_key_and_every_fix_it_can_apply():
 
 
 def test_set_takes_each_key_as_declared():
-    from gpuprof.experiments.variants import parse_set
-    from gpuprof.launch.errors import UsageProblem
+    from gpuprof.commands.experiments.variants import parse_set
+    from gpuprof.errors import UsageProblem
     import pytest
 
     assert [v.settings for v in parse_set(["torch_threads=1,2"])] == [{"torch_threads": 1}, {"torch_threads": 2}]
@@ -108,7 +110,7 @@ def test_set_takes_each_key_as_declared():
 
 
 def test_echo_and_hdf5_options_stand_for_their_fixes():
-    from gpuprof.experiments.variants import echo, hdf5_cache
+    from gpuprof.commands.experiments.variants import echo, hdf5_cache
     assert echo(2).fix_id == fixes.batch_echoing.FIX.id and echo(2).label == "echo x2"
     assert hdf5_cache(1 << 20).fix_id == fixes.hdf5_chunk_cache.FIX.id
 

@@ -1,8 +1,8 @@
 """A fix as the program's own command line: the script's option found by its names or its help,
 the run's command with it set (appended, or changed where the command gives it already)."""
 
-from gpuprof.advice import flag_terms
-from gpuprof.advice.flag_terms import (ACCUMULATION, BATCH, COMPILATION, ENVS, LAYOUT, PINNED, PRECISION, WORKERS,
+from gpuprof.advise import flag_terms
+from gpuprof.advise.flag_terms import (ACCUMULATION, BATCH, COMPILATION, ENVS, LAYOUT, PINNED, PRECISION, WORKERS,
                                        command_first, command_line)
 from tests.unit.fixes.cases import evidence
 
@@ -85,7 +85,7 @@ def test_the_command_comes_first_and_the_code_second_only_where_the_script_has_t
 
 def test_workers_that_come_with_fewer_intra_op_threads_set_them_on_the_command_line_too():
     """On a CPU-only machine more workers come with fewer training threads: the command sets both."""
-    from gpuprof.advice.fixes import num_workers
+    from gpuprof.advise.fixes import num_workers
     from tests.unit.fixes.cases import LOADER, situation
     ev = evidence(cpu_count=4, loader=dict(LOADER, torch_threads=4),
                   program={"command": ["python", "train.py"], "script": "train.py", "options": ZOO})
@@ -97,7 +97,7 @@ def test_workers_that_come_with_fewer_intra_op_threads_set_them_on_the_command_l
 
 
 def test_the_vector_envs_processes_by_a_choice_or_a_switch_of_the_scripts_own():
-    from gpuprof.advice.flag_terms import PARALLEL_ENVS
+    from gpuprof.advise.flag_terms import PARALLEL_ENVS
     choices = [option("--vec-env", choices=["dummy", "subproc"], default="dummy")]
     assert command_line(run(["python", "ppo.py"], choices), PARALLEL_ENVS, True) == \
         ("python ppo.py --vec-env subproc", "--vec-env")

@@ -1,4 +1,4 @@
-"""The in-job FLOP count (gpuprof/probes/flops.py) against FLOPs counted by hand from each layer's
+"""The in-job FLOP count (gpuprof/capture/probes/flops.py) against FLOPs counted by hand from each layer's
 shape, for an MLP, a small CNN and a small transformer: forward plus backward, within 10%; the
 count leaves the step's numbers alone, names the heavy ops it has no formula for, and reads the
 transformer shape (layers, heads, head size, tokens) the 6N + 12LHQT convention needs."""
@@ -8,8 +8,8 @@ import pytest
 torch = pytest.importorskip("torch")
 from torch import nn  # noqa: E402
 
-from gpuprof.analysis.efficiency import per_token_convention  # noqa: E402
-from gpuprof.probes import flops  # noqa: E402
+from gpuprof.judge.sections.efficiency import per_token_convention  # noqa: E402
+from gpuprof.capture.probes import flops  # noqa: E402
 
 B = 8
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from gpuprof.probes import runtime
+from gpuprof.capture.probes import runtime
 from gpuprof.record import kinds
 
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from gpuprof.advice import framework_terms, loader_terms
-from gpuprof.advice.fixes import collate_once, eval_loader_workers
+from gpuprof.advise import framework_terms, loader_terms
+from gpuprof.advise.fixes import collate_once, eval_loader_workers
 
 CALL = re.compile(r"\b(TrainingArguments|Trainer|Accelerator)\(\.\.\., ([^)]*)\)|\b(Accelerator|Trainer)\(([^.)][^)]*)\)")
 

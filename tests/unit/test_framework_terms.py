@@ -4,8 +4,8 @@ the script's own option above both where it has one."""
 
 import pytest
 
-from gpuprof.advice.fixes import compile, ddp_no_sync, larger_batch, mixed_precision, num_workers, tf32
-from gpuprof.advice.framework_terms import framework_of
+from gpuprof.advise.fixes import compile, ddp_no_sync, larger_batch, mixed_precision, num_workers, tf32
+from gpuprof.advise.framework_terms import framework_of
 from tests.unit.fixes.cases import LOADER, evidence, gpu, model, on_cuda, situation
 
 BF16_CPU = ("avx512_bf16",)
@@ -89,8 +89,8 @@ def test_ray_train_loaders_are_prepared_by_ray_and_its_workers_are_not_the_loade
 
 
 def test_the_memory_fix_halves_the_batch_in_the_frameworks_terms_or_through_both_of_the_scripts_options():
-    from gpuprof.advice.fixes import smaller_batch_accumulate
-    from gpuprof.advice.memory_facts import MemoryFacts
+    from gpuprof.advise.fixes import smaller_batch_accumulate
+    from gpuprof.advise.memory_facts import MemoryFacts
     memory = {"device": "cuda", "rest_bytes": 2**30, "anatomy": {}}
     trainer = MemoryFacts.of(memory, 32, evidence(model=model(framework="transformers")))
     assert smaller_batch_accumulate.build(trainer)["snippet"].startswith(
@@ -107,7 +107,7 @@ def test_the_memory_fix_halves_the_batch_in_the_frameworks_terms_or_through_both
 
 
 def test_one_process_per_gpu_in_ray_trains_scaling_config():
-    from gpuprof.advice.fixes import ddp
+    from gpuprof.advise.fixes import ddp
     ev = evidence(**gpu(gpu_util=0.9, gpu_count=4), model=on_cuda(framework="ray"))
     snippet = ddp.build(ev, situation("compute", 0.9))["snippet"]
     assert snippet.startswith("TorchTrainer(train_func, scaling_config=ScalingConfig(num_workers=4, use_gpu=True))")

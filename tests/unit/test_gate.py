@@ -5,7 +5,7 @@ import pytest
 from gpuprof.gate import config
 from gpuprof.gate.decide import FAIL, MISSING, PASS, SKIPPED, decide
 from gpuprof.gate.errors import GateInputError
-from gpuprof.render.gate_text import junit_xml, markdown
+from gpuprof.present.render.gate_text import junit_xml, markdown
 
 
 def report(wait=0.5, sps=100.0, median=0.010, batch=32, name="train.py", util=None):
@@ -169,7 +169,7 @@ def test_a_run_measured_on_a_busy_machine_is_disturbed_not_passed_or_failed():
 def test_run_defaults_and_gate_thresholds_read_the_same_pyproject(tmp_path):
     """`[tool.gpuprof.run]` and `[tool.gpuprof.gate]` come from one file through one reader: both
     found from a folder below it, each table checked by its own command."""
-    from gpuprof.workflows.run_config import file_defaults
+    from gpuprof.commands.workflows.run_config import file_defaults
     (tmp_path / "pyproject.toml").write_text("[tool.gpuprof.run]\ninterval = 1\n[tool.gpuprof.gate]\nmax_data_wait = 0.2\n")
     below = tmp_path / "src" / "pkg"
     below.mkdir(parents=True)

@@ -8,7 +8,7 @@ import pytest
 
 from gpuprof.gate import config
 from gpuprof.gate.decide import DISTURBED, FAIL, MISSING, PASS, decide
-from gpuprof.render.gate_text import junit_xml, markdown
+from gpuprof.present.render.gate_text import junit_xml, markdown
 
 BUSY = {"other_cores": 1.2, "cpu_count": 2, "share": 0.6, "notable": True, "over": "steps"}
 
@@ -82,15 +82,15 @@ def test_a_missing_measure_still_fails_and_judging_as_measured_still_decides():
     ({"min_samples_per_second": 500.0}, False, 1),
 ])
 def test_the_gates_exit_status_on_a_busy_machine(tmp_path, flags, busy, expected):
-    from gpuprof.workflows.gate import run_gate
+    from gpuprof.commands.workflows.gate import run_gate
     path = tmp_path / "report.json"
     path.write_text(json.dumps(report(busy=busy)))
     assert run_gate(str(path), flags=flags, cwd=str(tmp_path)) == expected
 
 
 def test_no_thresholds_names_every_threshold_flag(tmp_path):
-    from gpuprof.launch.errors import UsageProblem
-    from gpuprof.workflows.gate import run_gate
+    from gpuprof.errors import UsageProblem
+    from gpuprof.commands.workflows.gate import run_gate
     path = tmp_path / "report.json"
     path.write_text(json.dumps(report()))
     with pytest.raises(UsageProblem) as raised:
@@ -103,7 +103,7 @@ def test_no_thresholds_names_every_threshold_flag(tmp_path):
 def test_the_gate_command_has_a_flag_for_every_threshold_and_no_other():
     import typer
 
-    from gpuprof.cli.app import app, register_commands
+    from gpuprof.commands.cli.app import app, register_commands
     register_commands()
     command = typer.main.get_command(app).commands["gate"]
     flags = {opt for param in command.params for opt in param.opts if opt.startswith("--")}

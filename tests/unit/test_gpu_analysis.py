@@ -7,13 +7,13 @@ import os
 
 import pytest
 
-from gpuprof.analysis.gpus import slowdown_notes, sm_activity_notes, summarize_gpus
-from gpuprof.analysis.job_gpus import job_gpu_util, select_job_gpus
+from gpuprof.judge.sections.gpus import slowdown_notes, sm_activity_notes, summarize_gpus
+from gpuprof.judge.sections.job_gpus import job_gpu_util, select_job_gpus
 from gpuprof.gate.decide import FAIL, PASS, decide
 from gpuprof.record.reader import load_run
-from gpuprof.reporting.build import build_report
-from gpuprof.reporting.gpu_section import job_gpu_figures
-from gpuprof.samplers.nvml import NvmlSampler
+from gpuprof.present.reporting.build import build_report
+from gpuprof.present.reporting.gpu_section import job_gpu_figures
+from gpuprof.capture.samplers.nvml import NvmlSampler
 from gpuprof.testing.simgpu import Gpu, Machine, MigInstance
 from tests.conftest import FakeClock, ROOT
 from tests.simulated_nvml import LiveProcesses, hold_memory, keep_busy, open_machine
@@ -125,7 +125,7 @@ def test_when_nothing_says_which_gpus_all_are_averaged_and_the_report_says_so(tm
 
 
 def test_each_gpu_is_named_by_index_and_uuid_in_the_rendered_report(tmp_path):
-    from gpuprof.render import formats
+    from gpuprof.present.render import formats
     record = load_run(os.path.join(GOLDEN, "compute_heavy"))
     # The saved job's PID, as NVML lists it: this live process seen from another PID namespace.
     machine = machine_of(2)
@@ -152,7 +152,7 @@ def test_a_kernel_running_all_the_time_on_few_sms_is_said_beside_utilisation(tmp
 
 
 def test_the_compute_verdict_states_sm_activity_where_gpm_gives_it():
-    from gpuprof.analysis.classify import classify
+    from gpuprof.judge.verdict.classify import classify
     gpus = [{"util_gpu": 0.95, "sm_active": 0.3, "mem_used_max_bytes": 2e10, "mem_total_bytes": 8e10, "job": True}]
     sections = {"steps": {"count": 51, "measured": 50, "data_wait_share": 0.02, "data_wait_source": "dataloader",
                           "window_s": 10.0},
@@ -214,8 +214,8 @@ def test_a_mig_instance_takes_its_utilisation_from_gpm_and_stands_for_its_gpu(tm
 
 
 def test_each_rank_is_shown_with_its_own_gpu(tmp_path, monkeypatch):
-    from gpuprof.render import formats
-    from gpuprof.reporting import build
+    from gpuprof.present.render import formats
+    from gpuprof.present.reporting import build
     record = load_run(os.path.join(GOLDEN, "ddp_straggler"))
     record["gpu"] = sampled(tmp_path, 187.0, 196.1, machine_of(2), work=[(0, 186.0, 197.0, 0.9, 1.0), (1, 186.0, 197.0, 0.3, 1.0)])
     real = build.probe_sections

@@ -3,8 +3,8 @@ guess says so, with GPM's SM activity beside it where the GPU has GPM."""
 
 import pytest
 
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.gpu_words import kernel_time
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.verdict.gpu_words import kernel_time
 
 
 def no_steps(gpus, cores_busy=0.3):

@@ -28,7 +28,7 @@ def rollout():
     return seen
 
 plain = rollout() if sys.argv[1] == "compare" else None
-from gpuprof.probes import runtime, gym_env
+from gpuprof.capture.probes import runtime, gym_env
 events = []
 runtime.emit = events.append
 gym_env.install(gym)

@@ -1,7 +1,7 @@
 """The training thread's sampled time: shares weighted by the time each sample stood for, data-making
 functions found by name, and batch construction inside the step taken as the data share."""
 
-from gpuprof.analysis.host_time import analyse_samples, use_sampled_batching
+from gpuprof.judge.sections.host_time import analyse_samples, use_sampled_batching
 
 
 def samples(t, counts, n=50):

@@ -4,8 +4,8 @@ no pixel, and unwraps itself; `try`'s jpeg_draft variant decodes JPEGs reduced."
 import numpy as np
 import pytest
 
-from gpuprof.analysis.image_sizes import decode_share, reduction, with_image_sizes
-from gpuprof.probes import runtime, image_sizes, variants
+from gpuprof.judge.sections.image_sizes import decode_share, reduction, with_image_sizes
+from gpuprof.capture.probes import runtime, image_sizes, variants
 
 Image = pytest.importorskip("PIL.Image")
 from PIL import ImageFile  # noqa: E402
@@ -93,7 +93,7 @@ def test_the_analysis_puts_the_figures_per_sample_on_the_dominant_loader():
 
 
 def test_with_the_try_variant_set_pil_decodes_reduced_and_the_probe_times_that(photo, pil_restored, monkeypatch):
-    from gpuprof.probes import install
+    from gpuprof.capture.probes import install
     monkeypatch.setattr(install, "variants_of", lambda: {"jpeg_draft": 64})
     install._install_pil(Image)
     for _ in range(image_sizes.SAMPLES):

@@ -3,11 +3,11 @@ named by the user's function around it, with the anonymous frame shown inside it
 
 import sys
 
-from gpuprof.analysis.bottlenecks import setup
-from gpuprof.analysis.evidence import Evidence
-from gpuprof.analysis.host_time import owner
-from gpuprof.analysis.startup import analyse_startup, where_words
-from gpuprof.probes import startup as probe
+from gpuprof.judge.verdict.bottlenecks import setup
+from gpuprof.judge.verdict.evidence import Evidence
+from gpuprof.judge.sections.host_time import owner
+from gpuprof.judge.sections.startup import analyse_startup, where_words
+from gpuprof.capture.probes import startup as probe
 from gpuprof.record import kinds, startup_parts as parts
 
 USER = "/home/me/train.py"

@@ -4,9 +4,9 @@ never says the input needs nothing."""
 
 import pytest
 
-from gpuprof.advice.rank import advise
-from gpuprof.advice.wording import next_steps_for_compute
-from gpuprof.analysis.classify import classify
+from gpuprof.advise.rank import advise
+from gpuprof.advise.wording import next_steps_for_compute
+from gpuprof.judge.verdict.classify import classify
 from tests.unit.test_verdict_and_advice import sections
 
 

@@ -3,8 +3,8 @@ time, its share a finding beside another verdict."""
 
 import pytest
 
-from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.classify import classify
+from gpuprof.judge.verdict import bottlenecks
+from gpuprof.judge.verdict.classify import classify
 from tests.unit.test_environment_section import ENV
 from tests.unit.test_verdict_and_advice import sections
 

@@ -4,9 +4,9 @@ or said."""
 
 import json
 
-from gpuprof.samplers.nvml import NvmlSampler
+from gpuprof.capture.samplers.nvml import NvmlSampler
 from gpuprof.testing.simgpu import Gpu, Machine, MigInstance
-from gpuprof.workflows.live import LiveStatus
+from gpuprof.commands.workflows.live import LiveStatus
 from tests.simulated_nvml import keep_busy, open_machine
 
 TWO = Machine(gpus=[Gpu(gpm=False), Gpu(gpm=False)])          # utilisation alone, no SM activity

@@ -1,10 +1,10 @@
 import io
 import json
 
-from gpuprof.workflows.live import JobFigures, LiveStatus
-from gpuprof.samplers.columns import ColumnStore
-from gpuprof.samplers.nvml import GPU_COLUMNS
-from gpuprof.samplers.system import SYSTEM_COLUMNS
+from gpuprof.commands.workflows.live import JobFigures, LiveStatus
+from gpuprof.capture.samplers.columns import ColumnStore
+from gpuprof.capture.samplers.nvml import GPU_COLUMNS
+from gpuprof.capture.samplers.system import SYSTEM_COLUMNS
 
 
 class Sampler:

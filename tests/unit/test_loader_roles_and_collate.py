@@ -1,7 +1,7 @@
 """The role a loader's building method declares, and the collate_fn named at its own line."""
 import functools
 
-from gpuprof.probes import collate_origin, where
+from gpuprof.capture.probes import collate_origin, where
 
 
 def get_eval_dataloader():

@@ -1,4 +1,4 @@
-from gpuprof.analysis.loop import analyse_loop
+from gpuprof.judge.sections.loop import analyse_loop
 
 LOADER = [{"l": "1:1", "batch_size": 32}]
 

@@ -1,8 +1,8 @@
 """Other processes' cores during the measured steps: from the machine's CPU columns less the job's
 own, said beside the verdict with a lower confidence when notable, and nothing on a quiet machine."""
 
-from gpuprof.analysis import machine_load
-from gpuprof.analysis.machine_load import notable, others_during, with_busy_machine
+from gpuprof.judge.sections import machine_load
+from gpuprof.judge.sections.machine_load import notable, others_during, with_busy_machine
 
 
 def record(idle, job_cores, cores=2, n=10):

@@ -1,12 +1,12 @@
-"""Mixed precision and TF32 estimated from the counted step (advice/math_modes.py), checked against
+"""Mixed precision and TF32 estimated from the counted step (advise/math_modes.py), checked against
 what an H200 measured on whole programs the rates were not taken from (docs/validation.md): a GPT in
 float32 (try: bf16 autocast 5.68x, TF32 3.10x) and a ResNet-18 on CIFAR-size images (bf16 autocast
 1.16x). The step figures below are those runs' own."""
 
 import pytest
 
-from gpuprof.advice import math_modes, rank
-from gpuprof.analysis.evidence import Evidence
+from gpuprof.advise import math_modes, rank
+from gpuprof.judge.verdict.evidence import Evidence
 
 FLAGS = {"matmul_precision": "highest", "allow_tf32": False, "cudnn_allow_tf32": True}
 MODEL = {"class": "GPT", "device": "cuda:0", "dtypes": {"float32": 1}, "flags": FLAGS, "capability": [9, 0],

@@ -1,8 +1,8 @@
 """After `try` measured a fix, the report ranks by the measurement: a fix measured no faster or
 slower goes last and says so, and its headline shows the measurement beside the estimate."""
 
-from gpuprof.advice.measured import with_measurements
-from gpuprof.render.units import gain
+from gpuprof.advise.measured import with_measurements
+from gpuprof.present.render.units import gain
 
 ADVICE = [{"id": "num-workers", "estimated_speedup": 1.39}, {"id": "cache-preprocessed", "estimated_speedup": 1.36},
           {"id": "batch-echoing", "estimated_speedup": 1.30}]
@@ -50,8 +50,8 @@ def test_a_measurement_takes_the_place_of_the_estimate_in_the_ranking():
 
 
 def test_when_every_fix_measured_no_faster_the_report_says_no_fix_helped():
-    from gpuprof.advice.measured import no_fix_helped
-    from gpuprof.advice.wording import no_fix_helped_line
+    from gpuprof.advise.measured import no_fix_helped
+    from gpuprof.advise.wording import no_fix_helped_line
     rows = [{"fix": "num-workers", "speedup": 0.58, "conclusion": "slower"}]
     one = with_measurements(ADVICE[:1], rows)
     assert no_fix_helped(one) and no_fix_helped_line({"advice": one}).startswith("No fix helped")

@@ -7,12 +7,12 @@ import shutil
 
 import pytest
 
-from gpuprof.render.gate_text import markdown as gate_markdown
+from gpuprof.present.render.gate_text import markdown as gate_markdown
 from gpuprof.record.reader import load_run
-from gpuprof.render import formats
-from gpuprof.reporting.build import build_report
-from gpuprof.workflows.report import report_runs
-from gpuprof.workflows.verify import with_measurements
+from gpuprof.present.render import formats
+from gpuprof.present.reporting.build import build_report
+from gpuprof.commands.workflows.report import report_runs
+from gpuprof.commands.workflows.verify import with_measurements
 from tests.golden import outputs
 
 RUN = os.path.join(outputs.RUNS, "cpu_starved")

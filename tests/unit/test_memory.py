@@ -5,11 +5,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.advice.oom import oom_advice  # noqa: E402
-from gpuprof.analysis.bottlenecks.memory_oom import verdict as oom_verdict  # noqa: E402
-from gpuprof.analysis.memory import analyse_memory, growth  # noqa: E402
-from gpuprof.probes import memory as probe  # noqa: E402
-from gpuprof.probes.stream import Stream  # noqa: E402
+from gpuprof.advise.oom import oom_advice  # noqa: E402
+from gpuprof.judge.verdict.bottlenecks.memory_oom import verdict as oom_verdict  # noqa: E402
+from gpuprof.judge.sections.memory import analyse_memory, growth  # noqa: E402
+from gpuprof.capture.probes import memory as probe  # noqa: E402
+from gpuprof.capture.probes.stream import Stream  # noqa: E402
 from gpuprof.record.packed import rows_of  # noqa: E402
 
 

@@ -7,8 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gpuprof.probes import cuda_devices, memory as probe  # noqa: E402
-from gpuprof.probes.stream import Stream  # noqa: E402
+from gpuprof.capture.probes import cuda_devices, memory as probe  # noqa: E402
+from gpuprof.capture.probes.stream import Stream  # noqa: E402
 from gpuprof.record.packed import rows_of  # noqa: E402
 
 GIB = 1 << 30

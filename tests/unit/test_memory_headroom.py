@@ -1,7 +1,7 @@
 """GPU memory room from the job's own GPUs, device by device: another program's smaller GPU does not
 shrink the job's room, and a job on two GPUs holds each device's peak against that device."""
 
-from gpuprof.analysis.memory import analyse_memory
+from gpuprof.judge.sections.memory import analyse_memory
 
 GB = 10 ** 9
 STEPS = {"pid": 1, "count": 40, "window_start": 0.5, "window_end": 40.5, "batch_size": 32}

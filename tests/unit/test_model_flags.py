@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpuprof.probes.model_facts import _flags
+from gpuprof.capture.probes.model_facts import _flags
 
 
 def _raises(message):
@@ -77,7 +77,7 @@ def test_real_torch_with_the_new_api():
     pytest.importorskip("torch")
     code = textwrap.dedent("""
         import json, torch
-        from gpuprof.probes.model_facts import _flags
+        from gpuprof.capture.probes.model_facts import _flags
         if not hasattr(torch.backends.cuda.matmul, "fp32_precision"):
             print(json.dumps(None)); raise SystemExit
         before = _flags(torch)
@@ -94,7 +94,7 @@ def test_real_torch_with_the_new_api():
 
 
 def test_the_tf32_advice_speaks_the_api_the_program_uses():
-    from gpuprof.advice.fixes import tf32
+    from gpuprof.advise.fixes import tf32
     from tests.unit.fixes.cases import evidence, situation
 
     def model(api):

@@ -1,5 +1,5 @@
-"""Every threshold, weight and confidence term in the verdict (gpuprof/analysis) and the advice
-(gpuprof/advice) has a name: a number written inline is one a reader cannot look up, and one a
+"""Every threshold, weight and confidence term in the verdict (gpuprof/judge) and the advice
+(gpuprof/advise) has a name: a number written inline is one a reader cannot look up, and one a
 change to it cannot find. Allowed inline: units, indices, halves and rounding digits."""
 
 import ast
@@ -9,12 +9,13 @@ import pytest
 
 from tests.conftest import ROOT
 
-FOLDERS = ("analysis", "advice")
+FOLDERS = ("judge", "stats", "advise")
 ALLOWED = {0, 1, 2, 3, -1, 100, 1000, 1024, 1e3, 1e6, 1e9}
 
 
 def _sources(folder: str) -> list:
     base = os.path.join(ROOT, "gpuprof", folder)
+    assert os.path.isdir(base), f"gpuprof/{folder} is not a folder"
     return sorted(os.path.join(path, name) for path, _, names in os.walk(base) for name in names
                   if name.endswith(".py"))
 

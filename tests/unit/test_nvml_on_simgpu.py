@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from gpuprof.analysis.gpus import summarize_gpus
-from gpuprof.analysis.job_gpus import job_gpu_util, select_job_gpus
-from gpuprof.samplers.nvml import NvmlSampler
+from gpuprof.judge.sections.gpus import summarize_gpus
+from gpuprof.judge.sections.job_gpus import job_gpu_util, select_job_gpus
+from gpuprof.capture.samplers.nvml import NvmlSampler
 from gpuprof.testing.simgpu import Gpu, Machine, MigInstance, state
 from gpuprof.testing.simgpu.machine import GIB, device_dir, mig_dir
 from gpuprof.testing.simgpu.nvml_face import CHANGES_LOG, simulated_pynvml

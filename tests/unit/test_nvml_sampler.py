@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from gpuprof.samplers.nvml import NvmlSampler
+from gpuprof.capture.samplers.nvml import NvmlSampler
 from gpuprof.testing.simgpu import Gpu, Machine, MigInstance
 from gpuprof.testing.simgpu.machine import GIB
 from tests.simulated_nvml import copy_steadily, hold_memory, keep_busy, open_machine, spy
@@ -104,7 +104,7 @@ def test_unsupported_metrics_are_dropped_not_fatal(tmp_path, clock):
 
 
 def test_a_gpu_held_below_its_top_clock_by_thermal_slowdown_is_named_with_its_share(tmp_path, clock):
-    from gpuprof.analysis.system import slowdown_notes, summarize_gpus
+    from gpuprof.judge.sections.system import slowdown_notes, summarize_gpus
     hot = Machine(gpus=[Gpu(busy_sm_clock_mhz=1200, busy_clock_reasons=0x40 | 0x4)], time_scale=1.0)
     nvml, _ = busy_machine(tmp_path, clock, hot)
     sampler = sampler_for(nvml, clock)
@@ -120,7 +120,7 @@ def test_a_gpu_held_below_its_top_clock_by_thermal_slowdown_is_named_with_its_sh
 
 
 def test_a_power_cap_flag_at_full_clock_is_no_slowdown(tmp_path, clock):
-    from gpuprof.analysis.system import slowdown_notes, summarize_gpus
+    from gpuprof.judge.sections.system import slowdown_notes, summarize_gpus
     nvml, _ = busy_machine(tmp_path, clock, machine_of())
     sampler = sampler_for(nvml, clock)
     assert sampler.start()
@@ -215,7 +215,7 @@ def test_pcie_throughput_is_read_by_its_own_loop_never_by_the_main_tick(tmp_path
 
 def test_the_job_samplers_run_pcie_on_a_slower_loop_of_its_own(tmp_path):
     import time
-    from gpuprof.launch.samplers import JobSamplers
+    from gpuprof.capture.launch.samplers import JobSamplers
     nvml, _ = open_machine(tmp_path / "machine", machine_of(gpus=2))
     samplers = JobSamplers(0.1, True, lambda: (nvml, None), time.monotonic)
     samplers.start(os.getpid())

@@ -1,10 +1,10 @@
 """One voice: the report's statements come from the same figures, so none contradicts another:
 idle cores and "every core in use", CPU shares within the job's cores, workers counted per epoch."""
 
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.loaders import analyse_loaders
-from gpuprof.render import formats
-from gpuprof.render.units import producing_cpu, workers_words
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.sections.loaders import analyse_loaders
+from gpuprof.present.render import formats
+from gpuprof.present.render.units import producing_cpu, workers_words
 from tests.unit.test_verdict_and_advice import sections
 
 NO_RECORD = {"meta": {}, "system": {}, "gpu": {}, "processes": []}

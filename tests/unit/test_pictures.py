@@ -3,12 +3,12 @@
 import json
 import re
 
-from gpuprof.analysis.timeline import build_timeline
+from gpuprof.judge.sections.timeline import build_timeline
 from gpuprof.record.bounded import BoundedEvents
-from gpuprof.render.html import render_html
-from gpuprof.render.svg import Series, line_chart, nice_ticks, thin_points
-from gpuprof.render.trace import MACHINE_PID, trace_events
-from gpuprof.reporting.build import build_report
+from gpuprof.present.render.html import render_html
+from gpuprof.present.render.svg import Series, line_chart, nice_ticks, thin_points
+from gpuprof.present.render.trace import MACHINE_PID, trace_events
+from gpuprof.present.reporting.build import build_report
 from tests import trace_format
 
 START = 100.0

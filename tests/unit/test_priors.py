@@ -9,37 +9,37 @@ from gpuprof import priors
 from gpuprof.priors.table import markdown, used_by
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXES = os.path.join(ROOT, "gpuprof", "advice", "fixes")
+FIXES = os.path.join(ROOT, "gpuprof", "advise", "fixes")
 #: Modules beside the fixes whose numbers are estimates' assumptions.
-ESTIMATING = ("gpuprof/advice/fix.py", "gpuprof/advice/model.py", "gpuprof/advice/math_modes.py",
-              "gpuprof/analysis/input_cost.py")
+ESTIMATING = ("gpuprof/advise/fix.py", "gpuprof/advise/model.py", "gpuprof/advise/math_modes.py",
+              "gpuprof/judge/verdict/input_cost.py")
 
 #: Module-level float constants that are definitions, not priors: (module, name) -> why.
 ALLOWED = {
-    ("gpuprof/advice/fix.py", "MIN_GAIN"): "a definition: the least estimate worth showing",
-    ("gpuprof/advice/math_modes.py", "DATA_READY_WAIT"): "a definition: what 'with the data ready' means",
-    ("gpuprof/advice/math_modes.py", "CLOCK_NOTED"): "when a lower busy clock scales the peaks, not by how much",
-    ("gpuprof/analysis/input_cost.py", "MIN_PRODUCER_CORES"): "when the input's cost is stated, not what it is",
-    ("gpuprof/advice/fixes/decode_reduced_size.py", "REDUCIBLE"): "draft mode's least reduction is 1/2",
-    ("gpuprof/advice/fixes/decode_reduced_size.py", "DOMINANT"): "when the fix is offered, not what it saves",
-    ("gpuprof/advice/fixes/spawned_worker_imports.py", "SLOW_START_S"): "when the fix is offered (a slow start)",
-    ("gpuprof/advice/fixes/num_workers.py", "WORKER_MEMORY_SHARE"): "a policy: the memory workers may take",
-    ("gpuprof/advice/model.py", "TINY"): "a numerical guard against dividing by an empty step",
-    ("gpuprof/advice/model.py", "LEAST_COMPUTE_SHARE"): "a numerical guard: the producers a wait asks for stay finite",
-    ("gpuprof/advice/math_modes.py", "FLOPS_PER_TFLOP"): "a unit",
-    ("gpuprof/advice/math_modes.py", "SQUARE_ROOT"): "a definition: the central estimate is the geometric middle",
-    ("gpuprof/advice/math_modes.py", "LEAST_SHARE_NAMED"): "a wording threshold: the families named",
-    ("gpuprof/advice/math_modes.py", "TENTHS_BELOW_S"): "a wording threshold: the digits a time is written with",
-    ("gpuprof/advice/fixes/ddp_no_sync.py", "SEVERAL_SYNCS"): "a rounding threshold: more than one all-reduce a step",
-    ("gpuprof/advice/fixes/gpu_staging.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
-    ("gpuprof/advice/fixes/larger_batch.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
-    ("gpuprof/advice/fixes/hdf5_chunk_cache.py", "MOST_OPENING_SHARE"): "a numerical guard: the reads keep a share",
-    ("gpuprof/advice/fixes/num_workers.py", "MEASURABLE_PRODUCER_CORES"): "a numerical guard against tiny divisors",
-    ("gpuprof/advice/fixes/num_workers.py", "SHIPPING_NAMED_FROM"): "a wording threshold: when shipping is named",
-    ("gpuprof/advice/fixes/persistent_workers.py", "LEAST_GAIN"): "a definition: the least estimate worth showing",
-    ("gpuprof/advice/fixes/pin_memory.py", "MOSTLY_PAGEABLE"): "when the fix is offered, not what it saves",
-    ("gpuprof/advice/fixes/tf32.py", "LEAST_HIGH_END"): "when the fix is offered, not what it saves",
-    ("gpuprof/advice/fixes/training_threads.py", "WHOLE_CORES_SLACK"): "a numerical guard: float sums of cores",
+    ("gpuprof/advise/fix.py", "MIN_GAIN"): "a definition: the least estimate worth showing",
+    ("gpuprof/advise/math_modes.py", "DATA_READY_WAIT"): "a definition: what 'with the data ready' means",
+    ("gpuprof/advise/math_modes.py", "CLOCK_NOTED"): "when a lower busy clock scales the peaks, not by how much",
+    ("gpuprof/judge/verdict/input_cost.py", "MIN_PRODUCER_CORES"): "when the input's cost is stated, not what it is",
+    ("gpuprof/advise/fixes/decode_reduced_size.py", "REDUCIBLE"): "draft mode's least reduction is 1/2",
+    ("gpuprof/advise/fixes/decode_reduced_size.py", "DOMINANT"): "when the fix is offered, not what it saves",
+    ("gpuprof/advise/fixes/spawned_worker_imports.py", "SLOW_START_S"): "when the fix is offered (a slow start)",
+    ("gpuprof/advise/fixes/num_workers.py", "WORKER_MEMORY_SHARE"): "a policy: the memory workers may take",
+    ("gpuprof/advise/model.py", "TINY"): "a numerical guard against dividing by an empty step",
+    ("gpuprof/advise/model.py", "LEAST_COMPUTE_SHARE"): "a numerical guard: the producers a wait asks for stay finite",
+    ("gpuprof/advise/math_modes.py", "FLOPS_PER_TFLOP"): "a unit",
+    ("gpuprof/advise/math_modes.py", "SQUARE_ROOT"): "a definition: the central estimate is the geometric middle",
+    ("gpuprof/advise/math_modes.py", "LEAST_SHARE_NAMED"): "a wording threshold: the families named",
+    ("gpuprof/advise/math_modes.py", "TENTHS_BELOW_S"): "a wording threshold: the digits a time is written with",
+    ("gpuprof/advise/fixes/ddp_no_sync.py", "SEVERAL_SYNCS"): "a rounding threshold: more than one all-reduce a step",
+    ("gpuprof/advise/fixes/gpu_staging.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
+    ("gpuprof/advise/fixes/larger_batch.py", "LEAST_FREE_MEMORY"): "when the fix is offered, not what it saves",
+    ("gpuprof/advise/fixes/hdf5_chunk_cache.py", "MOST_OPENING_SHARE"): "a numerical guard: the reads keep a share",
+    ("gpuprof/advise/fixes/num_workers.py", "MEASURABLE_PRODUCER_CORES"): "a numerical guard against tiny divisors",
+    ("gpuprof/advise/fixes/num_workers.py", "SHIPPING_NAMED_FROM"): "a wording threshold: when shipping is named",
+    ("gpuprof/advise/fixes/persistent_workers.py", "LEAST_GAIN"): "a definition: the least estimate worth showing",
+    ("gpuprof/advise/fixes/pin_memory.py", "MOSTLY_PAGEABLE"): "when the fix is offered, not what it saves",
+    ("gpuprof/advise/fixes/tf32.py", "LEAST_HIGH_END"): "when the fix is offered, not what it saves",
+    ("gpuprof/advise/fixes/training_threads.py", "WHOLE_CORES_SLACK"): "a numerical guard: float sums of cores",
 }
 
 
@@ -61,7 +61,7 @@ def test_a_prior_backed_by_one_program_says_it_needs_a_second():
 def test_every_prior_is_used_by_a_module():
     users = used_by()
     assert [prior_id for prior_id, modules in users.items() if not modules] == []
-    assert "gpuprof/advice/fixes/num_workers.py" in users["num-workers.cpu-only-worker-rate"]
+    assert "gpuprof/advise/fixes/num_workers.py" in users["num-workers.cpu-only-worker-rate"]
 
 
 def test_the_docs_page_is_the_table_as_generated():

@@ -9,9 +9,9 @@ import pytest
 from gpuprof.record.events import EventWriter
 from gpuprof.record.reader import expand_rows, read_event_file
 
-from gpuprof.probes.h5 import chunks_touched
-from gpuprof.probes.post_import import PostImportHook
-from gpuprof.probes.stream import Stream
+from gpuprof.capture.probes.h5 import chunks_touched
+from gpuprof.capture.probes.post_import import PostImportHook
+from gpuprof.capture.probes.stream import Stream
 
 
 class _Collect:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from gpuprof.samplers.procfs import ProcfsSource
+from gpuprof.capture.samplers.procfs import ProcfsSource
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
 
@@ -60,7 +60,7 @@ def test_kept_files_read_fresh_values():
 
 
 def test_open_files_read_whole_files_larger_than_one_read_and_see_rewrites(tmp_path):
-    from gpuprof.samplers.procfs import OpenFiles
+    from gpuprof.capture.samplers.procfs import OpenFiles
 
     path = tmp_path / "stat"
     path.write_text("cpu " + "1 " * 100_000 + "\n")

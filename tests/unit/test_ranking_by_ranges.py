@@ -2,7 +2,7 @@
 (leading over unestimated fixes, keeping training the same, a prior) orders fixes of like worth,
 not a smaller estimate before a clearly larger one."""
 
-from gpuprof.advice import rank
+from gpuprof.advise import rank
 
 
 def item(fix_id, low=None, high=None, prior=None, addresses=("compute",), **fields):

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
-from gpuprof.analysis import ranks
-from gpuprof.analysis.bottlenecks import comm
-from gpuprof.launch.rundir import create_run_dir, spans_nodes
+from gpuprof.judge.verdict import ranks
+from gpuprof.judge.verdict.bottlenecks import comm
+from gpuprof.capture.launch.rundir import create_run_dir, spans_nodes
 from gpuprof.record.reader import RecordError
-from gpuprof.reporting.job import run_folders
+from gpuprof.present.reporting.job import run_folders
 
 
 def row(rank, step, wait=0.0, backward=0.3, collective=0.0, verdict="compute", cpu=0.0):

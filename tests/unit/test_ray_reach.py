@@ -3,22 +3,22 @@
 
 import json
 
-from gpuprof.analysis.ray_reach import why_no_step
-from gpuprof.probes.ray_cluster import with_bootstrap
+from gpuprof.judge.sections.ray_reach import why_no_step
+from gpuprof.capture.probes.ray_cluster import with_bootstrap
 from gpuprof.record.schema import BOOTSTRAP_ENV
 
 SETTINGS = json.dumps({"run_dir": "/runs/x", "root": "/opt/gpuprof"})
-ENVIRON = {BOOTSTRAP_ENV: SETTINGS, "PYTHONPATH": "/opt/gpuprof/gpuprof/launch/bootstrap:/mine"}
+ENVIRON = {BOOTSTRAP_ENV: SETTINGS, "PYTHONPATH": "/opt/gpuprof/gpuprof/capture/launch/bootstrap:/mine"}
 
 
 def test_the_bootstrap_joins_the_jobs_runtime_environment_and_the_users_variables_win():
     env = with_bootstrap({"pip": ["x"], "env_vars": {"PYTHONPATH": "/theirs", "OMP_NUM_THREADS": "1",
                                                     BOOTSTRAP_ENV: "user's"}}, ENVIRON)
     assert env["pip"] == ["x"] and env["env_vars"]["OMP_NUM_THREADS"] == "1"
-    assert env["env_vars"]["PYTHONPATH"] == "/opt/gpuprof/gpuprof/launch/bootstrap:/theirs"
+    assert env["env_vars"]["PYTHONPATH"] == "/opt/gpuprof/gpuprof/capture/launch/bootstrap:/theirs"
     assert env["env_vars"][BOOTSTRAP_ENV] == "user's"
     fresh = with_bootstrap(None, ENVIRON)["env_vars"]
-    assert fresh == {BOOTSTRAP_ENV: SETTINGS, "PYTHONPATH": "/opt/gpuprof/gpuprof/launch/bootstrap:${PYTHONPATH}"}
+    assert fresh == {BOOTSTRAP_ENV: SETTINGS, "PYTHONPATH": "/opt/gpuprof/gpuprof/capture/launch/bootstrap:${PYTHONPATH}"}
     assert with_bootstrap(None, {}) is None                      # not under gpuprof: nothing changes
 
 

@@ -3,8 +3,8 @@ import os
 
 import pytest
 
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.launch.rundir import create_run_dir
+from gpuprof.errors import UsageProblem
+from gpuprof.capture.launch.rundir import create_run_dir
 from gpuprof.record.events import EventWriter
 from gpuprof.record.reader import MalformedRecord, RecordError, load_run, read_event_file
 

@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.render import formats
-from gpuprof.workflows.report import report_runs
+from gpuprof.errors import UsageProblem
+from gpuprof.present.render import formats
+from gpuprof.commands.workflows.report import report_runs
 from tests.golden import outputs
 
 

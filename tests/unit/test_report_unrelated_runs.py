@@ -4,9 +4,9 @@ program, each placed in a launcher's world of one size, no rank run twice.
 
 import pytest
 
-from gpuprof.analysis.ranks import launcher_world
+from gpuprof.judge.verdict.ranks import launcher_world
 from gpuprof.record.reader import RecordError
-from gpuprof.reporting.one_job import check_one_job
+from gpuprof.present.reporting.one_job import check_one_job
 
 
 def record(script="train.py", host="h", **process):

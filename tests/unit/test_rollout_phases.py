@@ -4,14 +4,14 @@ the advice for the largest part; the rollout's slow steps and eval-mode collecti
 
 import pytest
 
-from gpuprof.advice.rank import advise
-from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.environment import analyse_environment
-from gpuprof.analysis.eval_phases import outside_rollouts
-from gpuprof.analysis.rollout import measured_phases
-from gpuprof.analysis.spikes import describe
-from gpuprof.reporting.environment_note import environment_notes
+from gpuprof.advise.rank import advise
+from gpuprof.judge.verdict import bottlenecks
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.sections.environment import analyse_environment
+from gpuprof.judge.sections.eval_phases import outside_rollouts
+from gpuprof.judge.sections.rollout import measured_phases
+from gpuprof.judge.sections.spikes import describe
+from gpuprof.present.reporting.environment_note import environment_notes
 from tests.unit.test_environment_section import ENV, loop, sums
 from tests.unit.test_verdict_and_advice import sections
 

@@ -41,7 +41,7 @@ def train(update_end):
     return seen
 
 plain = train(lambda: None)
-from gpuprof.probes import runtime, gym_env, rollout, steps
+from gpuprof.capture.probes import runtime, gym_env, rollout, steps
 events = []
 runtime.emit = events.append
 gym_env.install(gym)
@@ -79,7 +79,7 @@ def here():
 
 
 def test_a_sample_on_a_line_converting_numpy_to_a_tensor_is_a_conversion_and_others_are_not():
-    from gpuprof.probes import rollout
+    from gpuprof.capture.probes import rollout
     frame = here(); kind = rollout._sample_kind(frame); value = torch.as_tensor([1.0])  # noqa: E702
     assert kind == "conv_us" and value.shape == (1,)
     frame = here(); kind = rollout._sample_kind(frame); value = 1 + 2  # noqa: E702
@@ -87,7 +87,7 @@ def test_a_sample_on_a_line_converting_numpy_to_a_tensor_is_a_conversion_and_oth
 
 
 def test_a_sample_inside_a_module_call_stands_for_the_timed_forward_not_a_conversion():
-    from gpuprof.probes import rollout
+    from gpuprof.capture.probes import rollout
 
     class Probe(torch.nn.Module):
         def forward(self, x):

@@ -5,8 +5,8 @@ import dataclasses
 
 import pytest
 
-from gpuprof.workflows.options import RunRequest
-from gpuprof.cli.run_args import FLAGS, MODULE_OPTIONS, VALUE_OPTIONS, read_run_args
+from gpuprof.commands.workflows.options import RunRequest
+from gpuprof.commands.cli.run_args import FLAGS, MODULE_OPTIONS, VALUE_OPTIONS, read_run_args
 
 LINES = [
     ["run", "train.py"],
@@ -34,8 +34,8 @@ TYPER_ONLY = [
 
 
 def _typer_kwargs(monkeypatch, line):
-    from gpuprof.cli import run as run_command
-    from gpuprof.cli.app import app, register_commands
+    from gpuprof.commands.cli import run as run_command
+    from gpuprof.commands.cli.app import app, register_commands
 
     register_commands()
     seen = {}
@@ -62,8 +62,8 @@ def test_lines_it_cannot_read_exactly_go_to_typer(line):
 
 
 def test_every_option_of_the_typer_command_is_known():
-    from gpuprof.cli import run as run_command
-    from gpuprof.cli.app import app, register_commands
+    from gpuprof.commands.cli import run as run_command
+    from gpuprof.commands.cli.app import app, register_commands
     import typer.main
 
     register_commands()
@@ -83,8 +83,8 @@ def test_the_run_path_imports_no_typer():
     import sys
 
     code = ("import sys\n"
-            "import gpuprof.cli, gpuprof.workflows.run, gpuprof.cli.run_args, gpuprof.launch.session\n"
-            "import gpuprof.reporting.save, gpuprof.reporting.build, gpuprof.render.console\n"
+            "import gpuprof.commands.cli, gpuprof.commands.workflows.run, gpuprof.commands.cli.run_args, gpuprof.capture.launch.session\n"
+            "import gpuprof.present.reporting.save, gpuprof.present.reporting.build, gpuprof.present.render.console\n"
             "print('typer' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

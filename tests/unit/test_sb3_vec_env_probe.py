@@ -39,10 +39,10 @@ class Scale(gym.ObservationWrapper):
 
 SCRIPT = ENV_CLASS + r"""
 import sys
-from gpuprof.probes import runtime
+from gpuprof.capture.probes import runtime
 events = []
 runtime.emit = events.append
-from gpuprof.probes.install import arm
+from gpuprof.capture.probes.install import arm
 arm({})
 imported_by_arming = "stable_baselines3" in sys.modules
 from stable_baselines3.common.env_util import make_vec_env
@@ -58,7 +58,7 @@ def rollout():
     return seen
 
 probed = rollout()
-from gpuprof.probes import gym_env
+from gpuprof.capture.probes import gym_env
 gym_env._emit()
 print(json.dumps({"imported_by_arming": imported_by_arming, "seen": probed, "events": events}))
 """
@@ -77,7 +77,7 @@ print(json.dumps({"seen": seen}))
 
 PICKLED = ENV_CLASS + r"""
 import sys, cloudpickle
-from gpuprof.probes import runtime, gym_env
+from gpuprof.capture.probes import runtime, gym_env
 runtime.emit = lambda event: None
 gym_env.install(gym)
 assert getattr(Walker.step, "_gpuprof", False)
@@ -90,7 +90,7 @@ print(json.dumps({"rc": out.returncode, "out": out.stdout.decode().strip(), "err
 """
 
 FAN_OUT = ENV_CLASS + r"""
-from gpuprof.probes import runtime, gym_env
+from gpuprof.capture.probes import runtime, gym_env
 events = []
 runtime.emit = events.append
 gym_env.install(gym)

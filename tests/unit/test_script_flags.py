@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from gpuprof.analysis.script_flags import program_options, read_options
+from gpuprof.judge.sections.script_flags import program_options, read_options
 
 
 def write(folder, name, text):
@@ -113,7 +113,7 @@ def test_the_program_is_the_runs_script_with_its_command(tmp_path):
 
 def test_a_hydra_scripts_options_are_its_configs_keys_set_as_overrides(tmp_path):
     pytest.importorskip("yaml")
-    from gpuprof.advice.flag_terms import COMPILATION, WORKERS, command_line
+    from gpuprof.advise.flag_terms import COMPILATION, WORKERS, command_line
     from tests.unit.fixes.cases import evidence
     (tmp_path / "conf").mkdir()
     (tmp_path / "conf" / "config.yaml").write_text("data:\n  num_workers: 2\n  path: /data\ntrainer:\n  compile: false\n")

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from gpuprof.analysis.self_cost import self_cost_section
-from gpuprof.probes import self_cost
-from gpuprof.probes.stream import Stream
+from gpuprof.judge.sections.self_cost import self_cost_section
+from gpuprof.capture.probes import self_cost
+from gpuprof.capture.probes.stream import Stream
 from gpuprof.record.packed import pack, rows_of, unpack
 from gpuprof.record.reader import expand_rows, read_event_file
-from gpuprof.render.self_cost_text import self_cost_line
+from gpuprof.present.render.self_cost_text import self_cost_line
 
 
 def _groups(*events):

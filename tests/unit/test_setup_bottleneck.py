@@ -3,9 +3,9 @@ that stand beside the step verdict and never replace it."""
 
 import pytest
 
-from gpuprof.analysis import bottlenecks
-from gpuprof.analysis.classify import classify
-from gpuprof.analysis.startup import analyse_startup
+from gpuprof.judge.verdict import bottlenecks
+from gpuprof.judge.verdict.classify import classify
+from gpuprof.judge.sections.startup import analyse_startup
 from tests.unit.test_startup import COUNTS, startup_event
 from tests.unit.test_verdict_and_advice import sections
 

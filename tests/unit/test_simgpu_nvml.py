@@ -436,10 +436,10 @@ def test_another_trees_shim_folder_is_not_taken_for_the_real_module(tmp_path, mo
 
 
 def sampler_nvml_names():
-    """Every pynvml name the NVML sampler (gpuprof/samplers/nvml*.py) reaches: attributes such as
+    """Every pynvml name the NVML sampler (gpuprof/capture/samplers/nvml*.py) reaches: attributes such as
     nvml.nvmlInit and names given to getattr as strings."""
     names = set()
-    folder = os.path.join(ROOT, "gpuprof", "samplers")
+    folder = os.path.join(ROOT, "gpuprof", "capture", "samplers")
     for file in sorted(f for f in os.listdir(folder) if f.startswith("nvml") and f.endswith(".py")):
         with open(os.path.join(folder, file)) as source:
             tree = ast.parse(source.read())

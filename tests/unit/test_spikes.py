@@ -1,6 +1,6 @@
 """Slow steps at a steady interval and a slow start, found from the measured steps' durations."""
 
-from gpuprof.analysis.spikes import describe, periodic_spikes, slow_start
+from gpuprof.judge.sections.spikes import describe, periodic_spikes, slow_start
 
 
 def test_an_evaluation_every_ten_steps_is_found_with_its_period_and_cost():
@@ -39,7 +39,7 @@ def test_stalls_of_a_busy_machine_off_the_period_neither_hide_it_nor_count():
 
 def test_samples_taken_once_a_step_has_run_long_are_tallied_as_slow_with_every_user_frame():
     from collections import namedtuple
-    from gpuprof.probes.slow_steps import SlowSteps
+    from gpuprof.capture.probes.slow_steps import SlowSteps
 
     Code = namedtuple("Code", "co_name co_filename co_firstlineno")
     Frame = namedtuple("Frame", "f_code f_back")
@@ -75,7 +75,7 @@ def test_samples_taken_once_a_step_has_run_long_are_tallied_as_slow_with_every_u
 
 
 def test_slow_steps_that_coincide_with_memory_stalls_are_found():
-    from gpuprof.analysis.spikes import memory_stalls_in_slow_steps, slow_steps_at
+    from gpuprof.judge.sections.spikes import memory_stalls_in_slow_steps, slow_steps_at
     timed = [(i * 0.1, 0.1) for i in range(1, 60)]
     timed[29] = (timed[29][0] + 0.9, 1.0)
     slow_at = slow_steps_at(timed)
@@ -89,7 +89,7 @@ def test_slow_steps_that_coincide_with_memory_stalls_are_found():
 
 
 def test_the_function_of_the_slow_steps_is_named_even_when_their_starts_passed_for_ordinary():
-    from gpuprof.analysis.spikes import slow_step_function
+    from gpuprof.judge.sections.spikes import slow_step_function
     loop, evaluation = "<module> (train.py:1)", "estimate_loss (train.py:13)"
     events = [{"slow_steps": {"steps": 5, "weight": 851197, "frames": {loop: 851197, evaluation: 830718},
                               "normal_weight": 162410, "normal_frames": {loop: 162410, evaluation: 121897}}}]
@@ -102,7 +102,7 @@ def test_the_function_of_the_slow_steps_is_named_even_when_their_starts_passed_f
 def test_an_evaluation_step_that_stayed_under_the_threshold_does_not_hide_the_function():
     # Seen on a loaded machine: one evaluation step counted as ordinary outweighs the short ordinary
     # steps' few samples (estimate_loss in 88% of their time), but it is one step in a hundred.
-    from gpuprof.analysis.spikes import slow_step_function
+    from gpuprof.judge.sections.spikes import slow_step_function
     loop, wrapper, evaluation = "<module> (train.py:1)", "train (train.py:5)", "estimate_loss (train.py:13)"
     events = [{"slow_steps": {"steps": 11, "weight": 3059416, "frames": {loop: 3059416, wrapper: 3059416,
                                                                           evaluation: 3059416},

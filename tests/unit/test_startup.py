@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from gpuprof.analysis.startup import analyse_startup, is_notable, startup_section
-from gpuprof.probes import startup as probe
+from gpuprof.judge.sections.startup import analyse_startup, is_notable, startup_section
+from gpuprof.capture.probes import startup as probe
 from gpuprof.record import kinds, startup_parts as parts
 
 
@@ -96,7 +96,7 @@ def test_the_sampler_stops_at_the_first_step_and_writes_one_event(monkeypatch):
     """Nothing of the start-up probe runs during the steps: the first step's hook ends its thread."""
     import threading
     import time
-    from gpuprof.probes import runtime, steps
+    from gpuprof.capture.probes import runtime, steps
 
     emitted, hooks = [], []
     monkeypatch.setattr(runtime, "emit", emitted.append)

@@ -1,5 +1,5 @@
-from gpuprof.samplers.procfs import MachineReading, ProcReading
-from gpuprof.samplers.system import SystemSampler
+from gpuprof.capture.samplers.procfs import MachineReading, ProcReading
+from gpuprof.capture.samplers.system import SystemSampler
 
 
 class FakeSource:

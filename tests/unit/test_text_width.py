@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from gpuprof.render import formats
-from gpuprof.render.code_fit import fit_code
-from gpuprof.render.text_width import text_width
+from gpuprof.present.render import formats
+from gpuprof.present.render.code_fit import fit_code
+from gpuprof.present.render.text_width import text_width
 from tests.golden import outputs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -26,7 +26,7 @@ def widest(text: str) -> int:
 
 def golden_reports():
     from gpuprof.record.reader import load_run
-    from gpuprof.reporting.build import build_report
+    from gpuprof.present.reporting.build import build_report
     for name in outputs.run_names():
         yield name, build_report(load_run(os.path.join(outputs.RUNS, name)), run_dir=outputs.RUN_DIR)
 
@@ -108,7 +108,7 @@ def test_the_gate_table_fits_a_pipe(tmp_path, columns):
 
 
 def test_the_doctor_s_lines_and_table_wrap_to_the_width():
-    from gpuprof.doctor.lines import NONE, Line, Section, render
+    from gpuprof.commands.doctor.lines import NONE, Line, Section, render
     long = "torch 2.13.0+cpu in /a/rather/long/path/to/python (the python `gpuprof run` starts): " * 3
     text = render([Section("torch", [Line(NONE, long, detail=[long])])], width=60)
     assert widest(text) <= 60 and " ".join(text.split()).count("/a/rather/long/path/to/python") == 6
@@ -130,7 +130,7 @@ def test_attach_help_states_each_default_once():
 
 
 def test_the_doctor_s_scenario_table_gives_way_to_one_block_per_scenario_when_narrow():
-    from gpuprof.doctor import expectations, table
+    from gpuprof.commands.doctor import expectations, table
     from tests.unit.test_doctor import MACHINE, Expect, Outcome, Scenario, report
     outcome = Outcome(Scenario("copy-bound-pageable-staging", "p.py", Expect("input.cpu", gpu=1)), machine=MACHINE,
                       expected_uuid=MACHINE.uuid(1), folder="/tmp/kept/01-copy-bound-pageable-staging")

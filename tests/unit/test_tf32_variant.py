@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from gpuprof.probes import model_side
+from gpuprof.capture.probes import model_side
 
 
 class Backend:
@@ -66,7 +66,7 @@ def test_real_torch_the_variant_leaves_the_state_the_fixs_snippet_leaves():
     pytest.importorskip("torch")
     code = textwrap.dedent("""
         import json, sys, torch
-        from gpuprof.probes import model_side
+        from gpuprof.capture.probes import model_side
         if model_side.precision_api(torch) != "fp32_precision":
             print(json.dumps(None)); raise SystemExit
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from gpuprof.render.html_plots import try_plot
+from gpuprof.present.render.html_plots import try_plot
 from tests.golden import outputs
 
 GLYPH_W, GLYPH_H = 7.2, 12.0      # a 12 px sans-serif face, generously: wider than its average glyph

@@ -11,10 +11,10 @@ import re
 
 import pytest
 
-from gpuprof.experiments import variants
-from gpuprof.experiments.results import summarise
-from gpuprof.experiments.runner import Experiment, Plan, Settings
-from gpuprof.render.try_text import lines, speedup_cell
+from gpuprof.commands.experiments import variants
+from gpuprof.commands.experiments.results import summarise
+from gpuprof.commands.experiments.runner import Experiment, Plan, Settings
+from gpuprof.present.render.try_text import lines, speedup_cell
 from tests.conftest import ROOT
 
 
@@ -66,7 +66,7 @@ def test_a_run_counted_on_one_side_only_is_said_beside_the_table():
     runs = [run(1, None, 0.10), run(1, 0, 0.05), run(2, None, 0.11), run(2, 0, 0.055),
             run(3, None, 0.30), run(3, 0, None, failed=True)]
     record = summarise(Done(runs, variants.parse_set(["num_workers=2"])))
-    from gpuprof.render.try_text import table_ratio_line
+    from gpuprof.present.render.try_text import table_ratio_line
     note = table_ratio_line(*record["rows"])
     assert note.startswith("num_workers=2: 2.00x compares the runs of the 2 rounds in which it and the baseline "
                            "both counted") and note in lines(record)
@@ -86,7 +86,7 @@ def test_an_absurd_interval_after_two_rounds_is_not_decided_rather_than_numbers(
 @pytest.mark.parametrize("ratios, wide", [([0.02, 300.0], True), ([1.0, 1.0001], False), ([1.5, 1.7], False),
                                           ([0.9, 9.5], True)])
 def test_an_interval_is_too_wide_when_its_ends_lie_more_than_ten_times_apart(ratios, wide):
-    from gpuprof.experiments import speedups
+    from gpuprof.commands.experiments import speedups
     judged = speedups.judge(ratios)
     assert judged.too_wide is wide
     assert judged.centre == pytest.approx(math.sqrt(judged.low * judged.high))
@@ -142,14 +142,14 @@ def test_rounds_are_said_to_be_added_only_where_they_can_be(tmp_path):
     assert "rounds are added" not in fixed and "900 s" not in fixed and "in exactly 2 rounds" in fixed
     assert ("2 to 4 rounds: after 2, rounds are added until every speed-up is clear, while another fits in 180 s"
             in _said(tmp_path, 2, 4, budget=180))
-    from gpuprof.experiments.plan_words import rounds_words
+    from gpuprof.commands.experiments.plan_words import rounds_words
     assert rounds_words(3, 8) == "3 to 8 rounds: after 3, rounds are added until every speed-up is clear"
     assert rounds_words(1, None) == "exactly 1 round"
 
 
 def test_verify_help_and_docs_state_the_rounds_it_runs():
-    from gpuprof.cli.run import run as run_command
-    from gpuprof.workflows.verify import VERIFY_BUDGET_S, VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
+    from gpuprof.commands.cli.run import run as run_command
+    from gpuprof.commands.workflows.verify import VERIFY_BUDGET_S, VERIFY_MAX_ROUNDS, VERIFY_ROUNDS
     help_text = inspect.signature(run_command).parameters["verify"].default.help
     with open(os.path.join(ROOT, "docs", "try.md"), encoding="utf-8") as handle:
         docs = " ".join(handle.read().split("## `gpuprof run --verify`")[1].split())
@@ -160,12 +160,12 @@ def test_verify_help_and_docs_state_the_rounds_it_runs():
 
 def test_verify_names_a_top_fix_that_needs_a_code_change(monkeypatch, tmp_path):
     """Plain `try --top 1` says "needs a code change: not tried"; --verify skipped it silently."""
-    from gpuprof.workflows import trying
-    from gpuprof.workflows.verify import verify_estimates
+    from gpuprof.commands.workflows import trying
+    from gpuprof.commands.workflows.verify import verify_estimates
     advice = [{"id": "device-preprocessing", "change": None}, {"id": "pin-memory", "change": {"pin_memory": True}}]
     program = dict(report(0.1, advice=advice))
     asked = {}
-    from gpuprof.workflows.options import RunRequest
+    from gpuprof.commands.workflows.options import RunRequest
     monkeypatch.setattr(trying, "try_changes", lambda request: asked.update(top=request.top) or 0)
     verify_estimates(str(tmp_path), program, RunRequest(target=["train.py"], gpu=False, quiet=True))
     experiment = Experiment(_Command(), Plan(variants=[variants.input_ceiling()], top=asked["top"]), Settings())

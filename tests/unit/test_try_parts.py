@@ -2,10 +2,10 @@
 
 import pytest
 
-from gpuprof.experiments import variants
-from gpuprof.experiments.results import estimate_for, summarise
-from gpuprof.experiments.runner import Settings
-from gpuprof.launch.errors import UsageProblem
+from gpuprof.commands.experiments import variants
+from gpuprof.commands.experiments.results import estimate_for, summarise
+from gpuprof.commands.experiments.runner import Settings
+from gpuprof.errors import UsageProblem
 
 
 def test_set_gives_one_variant_per_value():
@@ -96,7 +96,7 @@ def test_estimate_for_ceiling_is_one_over_one_minus_wait():
 
 
 def test_a_ceiling_below_one_reads_no_faster_with_what_its_spread_allows():
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     chosen = [variants.input_ceiling()]
     runs = []
     for r, (base, free) in enumerate(((0.10, 0.11), (0.10, 0.109), (0.10, 0.111)), 1):
@@ -111,7 +111,7 @@ def test_a_ceiling_below_one_reads_no_faster_with_what_its_spread_allows():
 
 
 def test_a_ceiling_above_one_still_reads_faster():
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     record = summarise(FakeExperiment([run(1, None, 0.2), run(1, 0, 0.1)], [variants.input_ceiling()],
                                       report(0.2, wait=0.5, verdict="input.cpu")))
     assert any(line.startswith("input check: with the input made free, steps were 2.00x faster: the input costs 50%")

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.workflows import trying
-from gpuprof.workflows.options import TryRequest
+from gpuprof.errors import UsageProblem
+from gpuprof.commands.workflows import trying
+from gpuprof.commands.workflows.options import TryRequest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -31,7 +31,7 @@ def test_an_unknown_fix_id_is_refused_with_the_closest_one(tmp_path):
 
 
 def test_a_fix_that_needs_a_code_change_is_refused_by_name(tmp_path):
-    from gpuprof.advice import fixes
+    from gpuprof.advise import fixes
     untryable = next(fix.id for fix in fixes.SPEED if not fix.try_keys)
     assert "needs a code change" in refused(tmp_path, fix=[untryable])
 

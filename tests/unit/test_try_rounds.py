@@ -4,10 +4,10 @@ and a "best" a person can keep."""
 
 import pytest
 
-from gpuprof.analysis import noise
-from gpuprof.experiments import variants
-from gpuprof.experiments.results import summarise
-from gpuprof.experiments.runner import Experiment, Plan, Settings
+from gpuprof.stats import noise
+from gpuprof.commands.experiments import variants
+from gpuprof.commands.experiments.results import summarise
+from gpuprof.commands.experiments.runner import Experiment, Plan, Settings
 
 
 def report(step, wait=0.5, read_bytes=0, other_idle=None, advice=()):
@@ -52,7 +52,7 @@ def test_a_disturbed_baseline_round_is_left_out_and_named_with_what_the_machine_
     assert row["paired_rounds"] == 3 and row["speedup"] < 1.25          # not the 4.4x the disturbed round gives
     assert [(d["round"], d["label"]) for d in record["disturbed"]] == [(3, "baseline")]
     assert record["disturbed"][0]["machine"]["other_cores"] == pytest.approx(0.9)
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     text = "\n".join(lines(record))
     assert "round 3: baseline took 400.0 ms a step against 100.0 ms in the other rounds, disturbed (other processes " \
            "kept 0.9 of 2 cores busy" in text and "the whole round left out" in text
@@ -65,7 +65,7 @@ def test_a_speed_up_spread_across_one_is_inconclusive_and_never_best():
         runs += [run(r, None, report(0.1)), run(r, 0, report(0.1 / ratio))]
     record = summarise(Done(runs, chosen))
     assert record["rows"][1]["conclusion"] == "inconclusive" and record["best"] is None and not record["clear"]
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     assert any("num_workers=2: inconclusive after 4 rounds" in line for line in lines(record))
 
 
@@ -87,7 +87,7 @@ def test_an_echo_clearly_faster_than_anything_that_keeps_training_wins_and_says_
                  run(r, 1, report(0.1 / (1.1 + r / 100)))]
     record = summarise(Done(runs, chosen))
     assert record["best"] == "echo x2" and record["best_because"] is None
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     assert any(line.startswith("best changes what the model trains on: each batch is trained on 2 times")
                for line in lines(record))
 
@@ -98,7 +98,7 @@ def test_a_page_cache_that_warms_after_the_first_run_is_said_and_cold_runs_are_n
     runs += [run(r, v, report(0.1, read_bytes=2 * 2**20)) for r in (2, 3) for v in (None, 0)]
     warm = summarise(Done(runs, chosen))
     assert warm["cache"]["warmed"]
-    from gpuprof.render.try_text import lines
+    from gpuprof.present.render.try_text import lines
     assert any(line.startswith("the page cache warmed: the first run read 900 MiB") for line in lines(warm))
     assert not summarise(Done(runs, chosen, cold=True))["cache"]["warmed"]
 
@@ -199,13 +199,13 @@ def test_a_variant_the_probes_could_not_apply_is_never_best_nor_a_loss():
         runs += [run(r, None, report(0.1)), variant_run]
     record = summarise(Done(runs, chosen))
     assert record["rows"][1]["conclusion"] == "not applied" and record["best"] is None
-    from gpuprof.render.try_text import lines, speedup_cell
+    from gpuprof.present.render.try_text import lines, speedup_cell
     assert speedup_cell(record["rows"][1]).endswith("not applied")
     assert any("not applied (the program opens data.h5 again for every read)" in line for line in lines(record))
 
 
 def test_a_hand_written_loop_gets_its_batch_function_replayed_for_the_ceiling():
-    from gpuprof.experiments.runner import batch_function
+    from gpuprof.commands.experiments.runner import batch_function
     sampled = {"steps": {"data_wait_source": "sampled", "data_wait_where": "get_batch (train.py:124)"}}
     assert batch_function(sampled) == {"name": "get_batch", "file": "train.py", "line": 124}
     gap = {"steps": {"data_wait_source": "before-first-forward",
@@ -215,7 +215,7 @@ def test_a_hand_written_loop_gets_its_batch_function_replayed_for_the_ceiling():
 
 
 def test_a_speed_up_cell_shows_one_spread_its_interval_where_there_is_one():
-    from gpuprof.render.try_text import speedup_cell
+    from gpuprof.present.render.try_text import speedup_cell
     row = {"label": "num_workers=2", "speedup": 1.5, "rounds": 3, "speedup_min": 1.2, "speedup_max": 1.9,
            "interval_low": 1.3, "interval_high": 1.7, "conclusion": "faster"}
     assert speedup_cell(row) == "1.50x (1.30-1.70)"

@@ -8,12 +8,12 @@ import os
 
 import pytest
 
-from gpuprof.advice import fixes
-from gpuprof.advice.keeping import keep_line
-from gpuprof.experiments import variants
-from gpuprof.experiments.results import summarise
-from gpuprof.experiments.runner import Settings
-from gpuprof.render import formats
+from gpuprof.advise import fixes
+from gpuprof.advise.keeping import keep_line
+from gpuprof.commands.experiments import variants
+from gpuprof.commands.experiments.results import summarise
+from gpuprof.commands.experiments.runner import Settings
+from gpuprof.present.render import formats
 from tests.golden import outputs
 
 TODAY = "today's wording of how to keep it"
@@ -104,7 +104,7 @@ def test_a_try_stores_each_rows_keep_line_as_worded_when_it_ran(monkeypatch):
 
 
 def test_a_variant_measured_slower_reads_as_a_loss_in_the_terminal():
-    from gpuprof.render.try_console import render_try
+    from gpuprof.present.render.try_console import render_try
     record = {"command": ["python", "t.py"], "settings": {"rounds": 3, "steps": 40, "warmup_steps": 5}, "folder": "f",
               "rows": [{"label": "baseline", "speedup": 1.0, "step_time_s": 0.1, "steps_per_s": 10.0, "rounds": 3},
                        {"label": "amp", "fix": "mixed-precision", "speedup": 0.86, "interval_low": 0.8,

@@ -7,12 +7,12 @@ import subprocess
 
 import pytest
 
-from gpuprof.launch.command import ChildCommand
-from gpuprof.tune import patch as patching
-from gpuprof.tune import program
-from gpuprof.tune.diff import unified
-from gpuprof.tune.loader_edit import REMOVE, EditError, edit_loader_call
-from gpuprof.tune.script_edit import edit_script
+from gpuprof.capture.launch.command import ChildCommand
+from gpuprof.commands.tune import patch as patching
+from gpuprof.commands.tune import program
+from gpuprof.commands.tune.diff import unified
+from gpuprof.commands.tune.loader_edit import REMOVE, EditError, edit_loader_call
+from gpuprof.commands.tune.script_edit import edit_script
 
 MULTI_LINE = '''import torch
 from torch.utils.data import DataLoader

@@ -3,11 +3,11 @@ per-sample comparison, and the `gpuprof.tune/1` record with its console and Mark
 
 import json
 
-from gpuprof.experiments.runner import Settings
-from gpuprof.launch.command import ChildCommand
-from gpuprof.tune import outcome, program, text
-from gpuprof.tune.measuring import TuneExperiment, unit_time
-from gpuprof.tune.search import Search
+from gpuprof.commands.experiments.runner import Settings
+from gpuprof.capture.launch.command import ChildCommand
+from gpuprof.commands.tune import outcome, program, text
+from gpuprof.commands.tune.measuring import TuneExperiment, unit_time
+from gpuprof.commands.tune.search import Search
 
 
 def report(step, batch_size=16):
@@ -81,8 +81,8 @@ def check_entry(folder, name, step, stdout, status=0):
 
 
 def test_the_check_passes_a_gain_that_holds_with_the_same_output_and_status(tmp_path):
-    from gpuprof.experiments.speedups import judge
-    from gpuprof.tune.check import _judged
+    from gpuprof.commands.experiments.speedups import judge
+    from gpuprof.commands.tune.check import _judged
     entries = [(check_entry(tmp_path, f"u{n}", 0.040 + 0.001 * n, "loss 0.5\n"),
                 check_entry(tmp_path, f"p{n}", 0.020 + 0.0005 * n, "loss 0.5\n")) for n in range(3)]
     result = _judged(entries, judge([2.0, 2.1, 1.9]))
@@ -90,8 +90,8 @@ def test_the_check_passes_a_gain_that_holds_with_the_same_output_and_status(tmp_
 
 
 def test_the_check_fails_on_other_output_another_status_or_a_gain_gone(tmp_path):
-    from gpuprof.experiments.speedups import judge
-    from gpuprof.tune.check import _judged
+    from gpuprof.commands.experiments.speedups import judge
+    from gpuprof.commands.tune.check import _judged
     promised = judge([2.0, 2.1, 1.9])
     other = [(check_entry(tmp_path, f"u{n}", 0.040, "loss 0.5\n"), check_entry(tmp_path, f"p{n}", 0.020, "loss 0.6\n"))
              for n in range(2)]

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from gpuprof.cli import main
-from gpuprof.tune.git_tree import uncommitted
+from gpuprof.commands.cli import main
+from gpuprof.commands.tune.git_tree import uncommitted
 
 
 @pytest.fixture

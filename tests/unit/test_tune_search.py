@@ -5,10 +5,10 @@ import random
 
 import pytest
 
-from gpuprof.launch.errors import UsageProblem
-from gpuprof.tune import candidates as cand
-from gpuprof.tune import knobs, program
-from gpuprof.tune.search import COMPLETE, UNCHANGED, Search
+from gpuprof.errors import UsageProblem
+from gpuprof.commands.tune import candidates as cand
+from gpuprof.commands.tune import knobs, program
+from gpuprof.commands.tune.search import COMPLETE, UNCHANGED, Search
 
 SAFE_CPU = frozenset({"num_workers", "torch_threads", "prefetch_factor", "persistent_workers"})
 

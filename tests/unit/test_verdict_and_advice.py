@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from gpuprof.advice import model
-from gpuprof.advice.rank import advise
-from gpuprof.analysis.classify import classify
+from gpuprof.advise import model
+from gpuprof.advise.rank import advise
+from gpuprof.judge.verdict.classify import classify
 
 
 def sections(wait=0.8, source="dataloader", workers=0, cpu=0.95, user=None, read_rate=0.0, cores_busy=1.0,
@@ -147,7 +147,7 @@ def test_few_steps_lower_the_confidence_and_say_so():
 
 
 def test_near_ties_go_to_the_fix_with_less_effort_and_say_so():
-    from gpuprof.advice.rank import _prefer_less_effort_among_near_ties
+    from gpuprof.advise.rank import _prefer_less_effort_among_near_ties
     item = lambda fix_id, gain, effort: {"id": fix_id, "estimated_speedup": gain, "effort": effort,  # noqa: E731
                                          "addresses": ["input.cpu"]}
     ranked = _prefer_less_effort_among_near_ties(
@@ -326,7 +326,7 @@ def test_threads_stay_as_they_are_with_a_gpu_or_when_they_fit():
 
 
 def test_a_worthwhile_setting_goes_ahead_of_code_changes_and_says_why():
-    from gpuprof.advice.rank import _settings_before_rewrites
+    from gpuprof.advise.rank import _settings_before_rewrites
     item = lambda fix_id, gain, change=None, high=None: {  # noqa: E731
         "id": fix_id, "estimated_speedup": gain, "effort": 1, "addresses": ["input.cpu"], "change": change,
         "estimate": {"low": gain * 0.8, "high": high or gain * 1.2}}
@@ -347,7 +347,7 @@ def test_a_worthwhile_setting_goes_ahead_of_code_changes_and_says_why():
 
 
 def test_the_fix_list_heading_says_how_it_is_ranked():
-    from gpuprof.advice.wording import advice_heading
+    from gpuprof.advise.wording import advice_heading
     heading = advice_heading({"verdict": {"bottleneck": "input.cpu"}})
     assert "in the order to try them" in heading and "settings gpuprof can measure ahead of code changes" in heading
     assert "then by estimated speed-up" in heading
@@ -355,7 +355,7 @@ def test_the_fix_list_heading_says_how_it_is_ranked():
 
 
 def test_compute_on_a_cpu_names_whose_cores_are_busy():
-    from gpuprof.analysis.bottlenecks import compute
+    from gpuprof.judge.verdict.bottlenecks import compute
     from tests.unit.fixes.cases import LOADER, evidence
     with_workers = compute.evaluate(evidence(wait_share=0.03, cores_busy=1.9, loader=dict(LOADER, num_workers=4)))
     assert "the job (the training process and 4 DataLoader workers) keeps 1.9 of 4 cores busy" in with_workers.reason

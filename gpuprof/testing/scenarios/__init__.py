@@ -8,7 +8,7 @@ gpuprof must find. `gpuprof doctor --simulated` runs every scenario on the simul
 import os
 from dataclasses import dataclass, field
 
-from gpuprof.analysis.bottlenecks import COMM, COMPUTE, HOST_OVERHEAD, INPUT_CPU, TRANSFER_H2D
+from gpuprof.judge.verdict.bottlenecks import COMM, COMPUTE, HOST_OVERHEAD, INPUT_CPU, TRANSFER_H2D
 from gpuprof.testing.simgpu.machine import Machine
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")

@@ -1,8 +1,8 @@
 """Evidence and situations for the per-fix tests: a fix's build is called directly with the numbers
 that decide it, so each test shows the edge it checks."""
 
-from gpuprof.advice.situation import Situation
-from gpuprof.analysis.evidence import Evidence
+from gpuprof.advise.situation import Situation
+from gpuprof.judge.verdict.evidence import Evidence
 
 LOADER = {"where": "train.py:42", "batch_size": 32, "num_workers": 0, "sampler": "RandomSampler", "epochs": 1}
 

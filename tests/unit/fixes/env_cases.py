@@ -2,7 +2,7 @@
 CartPole-v1 stepped at ppo.py:210, its steps 60% of the training time, on 4 cores; or Stable-
 Baselines3's PPO stepping a DummyVecEnv of 4 made by make_vec_env at train.py:40."""
 
-from gpuprof.analysis import bottlenecks
+from gpuprof.judge.verdict import bottlenecks
 from tests.unit.fixes.cases import evidence, situation
 
 ENV = {"cls": "SyncVectorEnv", "vector": True, "vector_cls": "SyncVectorEnv", "num_envs": 4, "async": False,

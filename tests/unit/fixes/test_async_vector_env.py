@@ -1,6 +1,6 @@
 import pytest
 
-from gpuprof.advice.fixes import async_vector_env
+from gpuprof.advise.fixes import async_vector_env
 from tests.unit.fixes.cases import situation, up_to
 from tests.unit.fixes.env_cases import env_evidence, env_verdict
 

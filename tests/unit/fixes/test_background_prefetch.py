@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import background_prefetch
+from gpuprof.advise.fixes import background_prefetch
 from tests.unit.fixes.cases import evidence, situation
 
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import batch_echoing
+from gpuprof.advise.fixes import batch_echoing
 from tests.unit.fixes.cases import evidence, situation
 
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import cache_preprocessed
+from gpuprof.advise.fixes import cache_preprocessed
 from tests.unit.fixes.cases import LOADER, evidence, situation
 
 

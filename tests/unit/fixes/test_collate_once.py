@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import cache_preprocessed, collate_once, device_preprocessing
+from gpuprof.advise.fixes import cache_preprocessed, collate_once, device_preprocessing
 from gpuprof.priors.input_fixes import COLLATE_RESIDUAL
 from tests.unit.fixes.cases import LOADER, evidence, situation
 from tests.unit.fixes.representative import TOKENIZING

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import concurrent_fetch
+from gpuprof.advise.fixes import concurrent_fetch
 from tests.unit.fixes.cases import LOADER, evidence, situation
 
 

@@ -1,5 +1,5 @@
-from gpuprof.advice import fixes
-from gpuprof.advice.fixes import ddp
+from gpuprof.advise import fixes
+from gpuprof.advise.fixes import ddp
 from tests.unit.fixes.cases import evidence, gpu, situation
 
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import ddp_buckets
+from gpuprof.advise.fixes import ddp_buckets
 from tests.unit.fixes.cases import evidence, situation
 
 

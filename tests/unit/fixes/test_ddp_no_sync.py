@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import ddp_no_sync
+from gpuprof.advise.fixes import ddp_no_sync
 from tests.unit.fixes.cases import evidence, situation
 
 
@@ -22,7 +22,7 @@ def test_a_program_that_already_accumulates_skips_every_all_reduce_but_the_last(
 
 
 def test_all_reduces_per_step_come_from_ddps_count_against_the_optimizer_steps():
-    from gpuprof.analysis.ddp_syncs import syncs_per_step
+    from gpuprof.judge.sections.ddp_syncs import syncs_per_step
     notes = [{"t": 1.0, "iteration": 100, "steps": 20}, {"t": 5.0, "iteration": 900, "steps": 220},
              {"t": 3.0, "iteration": 500, "steps": 120}]
     assert syncs_per_step(notes) == 4.0

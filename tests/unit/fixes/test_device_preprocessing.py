@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import device_preprocessing
+from gpuprof.advise.fixes import device_preprocessing
 from tests.unit.fixes.cases import evidence, gpu, situation
 
 

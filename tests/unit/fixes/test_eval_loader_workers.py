@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import eval_loader_workers
+from gpuprof.advise.fixes import eval_loader_workers
 from tests.unit.fixes.cases import evidence, situation as any_situation
 
 BESIDE = ({"bottleneck": "evaluation.loop", "share": 0.22},)

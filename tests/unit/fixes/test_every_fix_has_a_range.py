@@ -4,9 +4,9 @@ range ranking computes from it; one that does not estimate says "not estimated (
 
 import pytest
 
-from gpuprof.advice import fixes
-from gpuprof.advice.model import estimate_range
-from gpuprof.advice.situation import INPUT
+from gpuprof.advise import fixes
+from gpuprof.advise.model import estimate_range
+from gpuprof.advise.situation import INPUT
 from tests.unit.fixes.representative import CASES
 
 #: The words a reason for no estimate starts from.

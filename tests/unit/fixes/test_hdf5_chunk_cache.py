@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import hdf5_chunk_cache
+from gpuprof.advise.fixes import hdf5_chunk_cache
 from tests.unit.fixes.cases import evidence, situation
 
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import loader_workers
+from gpuprof.advise.fixes import loader_workers
 from tests.unit.fixes.cases import evidence, situation
 
 

@@ -1,8 +1,8 @@
 """The out-of-memory fixes (one module each): what each frees, from the memory section."""
 
-from gpuprof.advice.fixes import (activation_checkpointing, eight_bit_optimizer, grads_set_to_none,
+from gpuprof.advise.fixes import (activation_checkpointing, eight_bit_optimizer, grads_set_to_none,
                                   mixed_precision_memory, smaller_batch_accumulate)
-from gpuprof.advice.memory_facts import MemoryFacts
+from gpuprof.advise.memory_facts import MemoryFacts
 
 CUDA = MemoryFacts.of({"device": "cuda", "rest_bytes": 8 * 2**30,
                        "anatomy": {"state_bytes": 2 * 2**30, "grad_bytes": 2**30, "state_bytes_per_param": 8}}, 64)

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import mixed_precision
+from gpuprof.advise.fixes import mixed_precision
 from tests.unit.fixes.cases import evidence, gpu, model, on_cuda, situation
 
 

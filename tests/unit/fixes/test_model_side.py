@@ -1,8 +1,8 @@
 """The model-side fixes of a compute-bound run: each applies from the probes' facts about the model,
 is not offered where the program does it already, and states a prior instead of an estimate."""
 
-from gpuprof.advice.fixes import channels_last, compile, cudnn_benchmark, fused_optimizer, tf32
-from gpuprof.advice.rank import advise
+from gpuprof.advise.fixes import channels_last, compile, cudnn_benchmark, fused_optimizer, tf32
+from gpuprof.advise.rank import advise
 from tests.unit.fixes.cases import evidence, gpu, model, on_cuda, situation
 
 COMPUTE = situation("compute", 0.95)

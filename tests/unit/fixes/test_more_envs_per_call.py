@@ -1,5 +1,5 @@
-from gpuprof.advice import fixes
-from gpuprof.advice.fixes import more_envs_per_call
+from gpuprof.advise import fixes
+from gpuprof.advise.fixes import more_envs_per_call
 from tests.unit.fixes.cases import situation
 from tests.unit.fixes.env_cases import env_evidence, env_verdict
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import num_workers
+from gpuprof.advise.fixes import num_workers
 from tests.unit.fixes.cases import LOADER, evidence, situation, up_to
 
 

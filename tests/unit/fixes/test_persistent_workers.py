@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import persistent_workers
+from gpuprof.advise.fixes import persistent_workers
 from tests.unit.fixes.cases import LOADER, evidence, situation
 
 

@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import pin_memory
+from gpuprof.advise.fixes import pin_memory
 from tests.unit.fixes.cases import evidence, gpu, situation
 
 PAGEABLE = {"count": 100, "bytes": 4e9, "pageable_bytes": 4e9, "seconds": 3.0}

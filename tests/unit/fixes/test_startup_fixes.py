@@ -3,7 +3,7 @@ estimates the gain on the run's wall time with that part gone."""
 
 import pytest
 
-from gpuprof.advice.fixes import cache_tokenised_dataset, compile_cache, lazy_dataset_indexing
+from gpuprof.advise.fixes import cache_tokenised_dataset, compile_cache, lazy_dataset_indexing
 from gpuprof.record import startup_parts as parts
 from tests.unit.fixes.cases import evidence, situation
 
@@ -47,7 +47,7 @@ def test_indexing_and_compilation_get_their_own_fix_at_no_dataset_line():
 
 
 def test_spawned_workers_are_told_to_keep_the_scripts_top_level_light():
-    from gpuprof.advice.fixes import spawned_worker_imports
+    from gpuprof.advise.fixes import spawned_worker_imports
     from tests.unit.fixes.cases import LOADER
 
     def with_loader(**loader):

@@ -3,8 +3,8 @@ make_vec_env call given back with vec_env_cls=SubprocVecEnv, estimated on the co
 
 import pytest
 
-from gpuprof.advice.fixes import subproc_vec_env, vectorised_env
-from gpuprof.advice.rank import advise
+from gpuprof.advise.fixes import subproc_vec_env, vectorised_env
+from gpuprof.advise.rank import advise
 from tests.unit.fixes.cases import situation, up_to
 from tests.unit.fixes.env_cases import env_evidence, env_verdict, sb3_evidence
 

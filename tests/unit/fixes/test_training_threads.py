@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import training_threads
+from gpuprof.advise.fixes import training_threads
 from tests.unit.fixes.cases import LOADER, evidence, situation, up_to
 
 CONTENDED = situation(findings=[{"bottleneck": "input.cpu", "share": 0.5, "evidence": {"contended": True}}])

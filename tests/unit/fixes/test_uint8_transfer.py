@@ -1,4 +1,4 @@
-from gpuprof.advice.fixes import uint8_transfer
+from gpuprof.advise.fixes import uint8_transfer
 from tests.unit.fixes.cases import LOADER, evidence, gpu, situation
 
 BATCH = {"dtype": "float32", "shape": [256, 3, 64, 64], "uint8_candidate": True, "uint8_form": "k/255"}

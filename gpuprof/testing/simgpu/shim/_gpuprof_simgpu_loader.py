@@ -5,7 +5,7 @@ they must not import gpuprof by its public name: that would bind the job to whic
 first on sys.path (the program's own module of that name, or another installed gpuprof) and leave
 it in sys.modules for the program. Instead the simulated GPU's package, found from this file's own
 path, is loaded once per process under the private name `_gpuprof_simgpu` (its modules import each
-other relatively), and gpuprof's post-import hook (gpuprof/probes/post_import.py) under a private
+other relatively), and gpuprof's post-import hook (gpuprof/capture/probes/post_import.py) under a private
 name of its own."""
 
 import importlib
@@ -18,7 +18,7 @@ PACKAGE = "_gpuprof_simgpu"
 POST_IMPORT = "_gpuprof_simgpu_post_import"
 SHIM = os.path.dirname(os.path.abspath(__file__))
 SIMGPU = os.path.dirname(SHIM)
-PROBES = os.path.join(os.path.dirname(os.path.dirname(SIMGPU)), "probes")
+PROBES = os.path.join(os.path.dirname(os.path.dirname(SIMGPU)), "capture", "probes")
 
 _lock = threading.RLock()
 

@@ -4,7 +4,7 @@ It first runs the sitecustomize this one hides (the next on sys.path after this 
 Python would have.
 Then, only when GPUPROF_SIMGPU names a machine folder, it arranges for the simulated CUDA device to
 be installed into torch the moment the program finishes importing torch, with the same post-import
-hook gpuprof's probes use (gpuprof/probes/post_import.py): under `gpuprof run`, gpuprof's bootstrap
+hook gpuprof's probes use (gpuprof/capture/probes/post_import.py): under `gpuprof run`, gpuprof's bootstrap
 loads this file before it arms its own hook, so the device is in place before the probes wrap
 torch. The simulated GPU's code is found from this file's own path (gpuprof need not be installed)
 and loaded under a private name by _gpuprof_simgpu_loader.py, which pynvml.py shares, leaving the

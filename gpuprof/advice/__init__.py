@@ -1,2 +1,0 @@
-"""Advice: the registered fixes (one module each, gpuprof.advice.fixes), each with when it applies
-and how its gain is estimated, and the ranking that orders them for a run."""
