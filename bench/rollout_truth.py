@@ -10,7 +10,10 @@ loop's own CPU time (a second train(), after a one-iteration warm-up; the progra
 and on a loaded shared machine its wall time mostly measures the wait for a core) is compared by
 the median of each round's ratio to the plain run.
 
-    python bench/rollout_truth.py [--rounds R]
+With `--env ID` (such as Acrobot-v1, whose step costs about three times CartPole's and whose
+observation and actions differ) a copy of the program steps that env instead, line for line the same.
+
+    python bench/rollout_truth.py [--rounds R] [--env ID]
 """
 
 import json
@@ -18,16 +21,18 @@ import os
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROGRAMS = os.path.join(ROOT, "tests", "programs")
 ROUNDS = 5
+PROGRAM = {"folder": PROGRAMS}       # where ppo_rollout.py is read from: a copy stepping another env with --env
 
 CHILD = r"""
 import pickle, sys, time
-sys.path.insert(0, PROGRAMS)
+sys.path.insert(0, sys.argv[3])
 import gymnasium as gym
 import torch
 import ppo_rollout
@@ -54,11 +59,11 @@ ppo_rollout.train(vector=vector)
 print("seconds", time.process_time() - start)
 if mode == "record":
     pickle.dump(recorded, open(path, "wb"))
-""".replace("PROGRAMS", repr(PROGRAMS))
+"""
 
 
 def timed(mode: str, path: str) -> float:
-    done = subprocess.run([sys.executable, "-c", CHILD, mode, path], capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", CHILD, mode, path, PROGRAM["folder"]], capture_output=True, text=True, timeout=300)
     line = next(x for x in done.stdout.splitlines() if x.startswith("seconds"))
     return float(line.split()[1])
 
@@ -68,7 +73,7 @@ def estimated() -> dict:
     with tempfile.TemporaryDirectory() as folder:
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
         subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"), "--",
-                        sys.executable, os.path.join(PROGRAMS, "ppo_rollout.py")], env=env, cwd=folder,
+                        sys.executable, os.path.join(PROGRAM["folder"], "ppo_rollout.py")], env=env, cwd=folder,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
         with open(os.path.join(folder, "run", "report.json")) as handle:
             report = json.load(handle)
@@ -101,6 +106,23 @@ def print_table(rounds: int = ROUNDS) -> None:
     print(f"\nphases: {json.dumps(guess['phases'].get('collection'))} collection, parts {json.dumps(parts)}")
 
 
+def stepping(env_id: str, folder: str) -> str:
+    """A copy of the program in `folder` whose vector env steps env_id, every line where it was."""
+    with open(os.path.join(PROGRAMS, "ppo_rollout.py")) as handle:
+        source = handle.read()
+    with open(os.path.join(folder, "ppo_rollout.py"), "w") as handle:
+        handle.write(source.replace('make_env("CartPole-v1"', f'make_env("{env_id}"'))
+    return folder
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
-    print_table(int(args[args.index("--rounds") + 1]) if "--rounds" in args else ROUNDS)
+    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else ROUNDS
+    if "--env" in args:
+        copy = tempfile.mkdtemp()
+        PROGRAM["folder"] = stepping(args[args.index("--env") + 1], copy)
+    try:
+        print_table(rounds)
+    finally:
+        if PROGRAM["folder"] != PROGRAMS:
+            shutil.rmtree(PROGRAM["folder"], ignore_errors=True)

@@ -50,22 +50,26 @@ ASYNC_STEP_FLOOR = Prior(
                "messages undo")
 
 SUBPROC_MESSAGES = Prior(
-    id="subproc-vec-env.message-cost", kind="measured cost", value=110e-6, low=103e-6, high=117e-6, unit="s",
-    source="measured on the 2-core x86-64 VM, 2026-11-26: CartPole-v1 through SB3's SubprocVecEnv against its "
-           "DummyVecEnv with 1, 2 and 4 envs, 3000 vector steps, the median of 3 rounds, in two sessions: "
-           "103-117 µs more per sub-env step (bench/env_messages.py)",
-    programs=("bench/env_messages.py",), needs_second_program=True,
+    id="subproc-vec-env.message-cost", kind="measured cost", value=110e-6, low=103e-6, high=130e-6, unit="s",
+    source="measured on the 2-core x86-64 VM with bench/env_messages.py (SB3's SubprocVecEnv against its "
+           "DummyVecEnv with 1, 2 and 4 envs, 3000 vector steps): CartPole-v1, 2026-11-26, the median of 3 rounds "
+           "in two sessions, 103-117 µs more per sub-env step; 2026-12-02, quiet, 5 rounds in one sitting, "
+           "CartPole-v1 125 µs and Acrobot-v1 (an in-process step about 3x CartPole's, 6 observations, 3 "
+           "actions) 130 µs: the two envs agree within 4%, the sittings within 1.2x",
+    programs=("bench/env_messages.py (CartPole-v1)", "bench/env_messages.py --env Acrobot-v1"),
     used_for="subproc-vec-env: the messages each vector step then sends to and from every process, added to the "
              "env's time the parallel processes leave",
     without_it="the estimate counts only the env's own time divided over the cores, above what a cheap env step "
                "gains (CartPole's 11 µs a step costs 110 µs in messages)")
 
 ASYNC_MESSAGES = Prior(
-    id="async-vector-env.message-cost", kind="measured cost", value=65e-6, low=57e-6, high=69e-6, unit="s",
-    source="measured on the 2-core x86-64 VM, 2026-11-26: CartPole-v1 through gymnasium's AsyncVectorEnv against "
-           "its SyncVectorEnv with 1, 2 and 4 envs, 3000 vector steps, the median of 3 rounds, in two sessions: "
-           "57-69 µs more per sub-env step (bench/env_messages.py)",
-    programs=("bench/env_messages.py",), needs_second_program=True,
+    id="async-vector-env.message-cost", kind="measured cost", value=65e-6, low=57e-6, high=96e-6, unit="s",
+    source="measured on the 2-core x86-64 VM with bench/env_messages.py (gymnasium's AsyncVectorEnv against its "
+           "SyncVectorEnv with 1, 2 and 4 envs, 3000 vector steps): CartPole-v1, 2026-11-26, the median of 3 rounds "
+           "in two sessions, 57-69 µs more per sub-env step; 2026-12-02, quiet, 5 rounds in one sitting, "
+           "CartPole-v1 96 µs and Acrobot-v1 95 µs: the two envs agree within 1%, the sittings within 1.5x (the "
+           "machine ran slower that day: CartPole's in-process vector step of 4 took 44 µs)",
+    programs=("bench/env_messages.py (CartPole-v1)", "bench/env_messages.py --env Acrobot-v1"),
     used_for="async-vector-env: the messages each vector step then sends to and from every process, added to the "
              "env's time the parallel processes leave",
     without_it="the estimate counts only the env's own time divided over the cores, above what a cheap env step "

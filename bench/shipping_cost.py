@@ -1,0 +1,79 @@
+"""What a batch costs the training process when a DataLoader worker made it: the queue read, the
+unpickling and the rebuilding of its tensors from shared memory, for batches of a few shapes.
+
+Each shape is loaded with one persistent worker that is always ahead (the dataset only indexes a
+prepared tensor and the loop spends COMPUTE seconds of pure-Python work a step), and the time the
+training process spends in `next()` is the cost shipping adds to its step; the same loop with
+`num_workers=0` gives what making the batch in process costs, for comparison. Figures are medians
+over STEPS steps, and over ROUNDS rounds in turns.
+
+The prior `shipping.per-batch` (gpuprof/priors/step_model.py) is checked against this script.
+
+    python bench/shipping_cost.py [--rounds R]
+"""
+
+import argparse
+import statistics
+import time
+
+STEPS, WARM_UP, ROUNDS, COMPUTE = 300, 20, 3, 0.004
+SHAPES = {  # name: (batch size, one sample's shape, dtype name), each batch an (x, y) pair
+    "tabular 64 x 8 float32 (2 KB)": (64, (8,), "float32"),
+    "tabular 512 x 16 float32 (32 KB)": (512, (16,), "float32"),
+    "tokens 32 x 128 int64 (32 KB)": (32, (128,), "int64"),
+    "images 16 x 3 x 32 x 32 float32 (196 KB)": (16, (3, 32, 32), "float32"),
+}
+
+
+def busy(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def per_batch(shape, workers: int) -> float:
+    import torch
+    from torch.utils.data import DataLoader, Dataset
+
+    batch, sample, dtype = shape
+
+    class Prepared(Dataset):
+        def __init__(self):
+            self.rows = torch.zeros((batch * 8,) + sample, dtype=getattr(torch, dtype))
+
+        def __len__(self):
+            return batch * (STEPS + WARM_UP + 8)
+
+        def __getitem__(self, i):
+            return self.rows[i % len(self.rows)], i % 10
+
+    loader = DataLoader(Prepared(), batch_size=batch, num_workers=workers,
+                        persistent_workers=workers > 0, prefetch_factor=4 if workers else None)
+    it = iter(loader)
+    times = []
+    for step in range(STEPS + WARM_UP):
+        started = time.perf_counter()
+        next(it)
+        if step >= WARM_UP:
+            times.append(time.perf_counter() - started)
+        busy(COMPUTE)
+    del it, loader
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    args = parser.parse_args()
+    for name, shape in SHAPES.items():
+        shipped, made = [], []
+        for _ in range(args.rounds):
+            shipped.append(per_batch(shape, 1))
+            made.append(per_batch(shape, 0))
+        print(f"{name}: from a worker {statistics.median(shipped) * 1e6:.0f} µs a batch "
+              f"(rounds {', '.join(f'{s * 1e6:.0f}' for s in shipped)}), made in process "
+              f"{statistics.median(made) * 1e6:.0f} µs")
+
+
+if __name__ == "__main__":
+    main()
