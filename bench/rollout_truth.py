@@ -111,7 +111,8 @@ def stepping(env_id: str, folder: str) -> str:
     with open(os.path.join(PROGRAMS, "ppo_rollout.py")) as handle:
         source = handle.read()
     with open(os.path.join(folder, "ppo_rollout.py"), "w") as handle:
-        handle.write(source.replace('make_env("CartPole-v1"', f'make_env("{env_id}"'))
+        handle.write(source.replace('make_env("CartPole-v1"', f'make_env("{env_id}"')
+                     .replace("obs.reshape((-1, 4))", "obs.reshape((-1,) + envs.single_observation_space.shape)"))
     return folder
 
 

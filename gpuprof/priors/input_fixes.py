@@ -21,21 +21,26 @@ CPU_ONLY_WORKER_RATE = Prior(
                "before it")
 
 PARALLEL_READS = Prior(
-    id="num-workers.parallel-reads", kind="bound", low=1.5, value=2.0, high=4.0, unit="x",
+    id="num-workers.parallel-reads", kind="bound", low=1.3, value=2.0, high=4.0, unit="x",
     source="`gpuprof try` on the 2-core x86-64 VM, 2026-11-22: disk_random_reads' four readers measured 1.12x "
-           "against 1.93x, so parallel reads were capped at 2x (docs/benchmarks.md); the ends (1.5x a single "
-           "spindle, 4x an SSD's queue) set 2026-11-25 by reasoning, not measured",
-    programs=("examples/disk_random_reads.py",), needs_second_program=True,
+           "against 1.93x, so parallel reads were capped at 2x (docs/benchmarks.md; 1.83x in a later sitting); "
+           "checked 2026-12-02 with bench/disk_queue.py (random 32 KiB preads, each dropped from the page cache "
+           "first): 4 readers 1.35x one reader's rate, 8 readers 1.31x, so the low end is 1.3x (it was 1.5x); the "
+           "high end (4x, an SSD's queue) is reasoned, not measured here",
+    programs=("examples/disk_random_reads.py", "bench/disk_queue.py"),
     used_for="num-workers for a disk-bound input: the most times faster parallel reads go (a disk's useful queue "
              "depth is not measured)",
     without_it="readers scale with their count: four readers estimated 1.93x where they measured 1.12x")
 
 WAITING_WORKERS_PER_CORE = Prior(
     id="num-workers.waiting-workers-per-core", kind="bound", value=4, unit="workers a core",
-    source="set 2026-11-22 (docs/advice.md, 'Worker counts the machine holds'): past 4 waiting workers a core, "
-           "starting them and unpickling their batches in the main process eat the gain; remote_source's 8 "
-           "workers on the 2-core VM measured 10.4-10.8x (docs/benchmarks.md)",
-    programs=("examples/remote_source.py",), needs_second_program=True,
+    source="set 2026-11-22 (docs/advice.md, 'Worker counts the machine holds') as the most waiting workers a "
+           "core the advice proposes; remote_source's 8 workers on the 2-core VM measured 10.4-10.8x "
+           "(docs/benchmarks.md). Checked 2026-12-02 with bench/latency_workers.py (2 ms of waiting and a 20 KB "
+           "JSON parse per sample, batches of 32): 4 workers a core gave 7.86x, about their count's 8x, so the "
+           "capacity estimated at the bound holds; past it the gain went on (6 a core 12.7x, 8 a core 20.8x), so "
+           "the bound is a cautious policy (each worker's memory and start), not where the gain ends",
+    programs=("examples/remote_source.py", "bench/latency_workers.py"),
     used_for="num-workers for a latency-bound input: the most workers it proposes, which sets the capacity "
              "it estimates",
     without_it="a waiting producer gets as many workers as its wait asks for, and an estimate that grows with "

@@ -12,7 +12,9 @@ POLICY_CALL_SAVING = Prior(
     id="rollout-inference.saving", kind="assumed saving", low=0.2, high=0.5, unit="of the policy-inference share",
     source="reasoned, 2026-11-25, from what the change drops (autograd's bookkeeping, the distribution's "
            "argument checks, a Python loop over sub-envs); checked on the 2-core VM under load 6-40: "
-           "validate_args=False alone measured 1.16x against the fix's 1.04-1.61x (docs/benchmarks.md)",
+           "validate_args=False alone measured 1.16x against the fix's 1.04-1.61x (docs/benchmarks.md); on "
+           "Acrobot-v1 (bench/rollout_truth.py --env Acrobot-v1, 2026-12-02) the fix was not offered and "
+           "validate_args=False alone measured 1.01x, so no second program has checked the saving yet",
     programs=(PPO,), needs_second_program=True,
     used_for="rollout-inference: its range, from the measured policy-inference share",
     without_it="rollout-inference has no estimate")
@@ -32,11 +34,14 @@ PER_CALL_SAVING = Prior(
     without_it="more-envs-per-call has no estimate where the rollout's parts were measured")
 
 ENV_GARBAGE = Prior(
-    id="vectorised-env.garbage-share", kind="bound", value=0.08, unit="of the other code's time",
-    source="calibrated on the 2-core x86-64 VM, 2026-11-25 (CartPole-v1, a SyncVectorEnv of 4): replaying the "
-           "env's recorded results measured 1.24x where its own 13% of the time gives 1.15x, and 1.16x with "
-           "Python's cyclic collector off (docs/benchmarks.md)",
-    programs=(PPO,), needs_second_program=True,
+    id="vectorised-env.garbage-share", kind="bound", value=0.10, unit="of the other code's time",
+    source="calibrated on the 2-core x86-64 VM with bench/rollout_truth.py (a PPO rollout in a SyncVectorEnv "
+           "of 4, the env's recorded results replayed): CartPole-v1, 2026-11-25, replaying measured 1.24x where "
+           "its own 13% of the time gives 1.15x (1.16x with Python's cyclic collector off), 7% of the other code; "
+           "Acrobot-v1, 2026-12-02, quiet, 5 rounds: 1.48x where its own 25% gives 1.33x, 10% of the other code. "
+           "The bound is the larger of the two (it was 8%, from CartPole alone, and put Acrobot's 1.48x just above "
+           "the fix's 1.45x)",
+    programs=(PPO, "bench/rollout_truth.py --env Acrobot-v1"),
     used_for="the high end of the vectorised-env fix: the collections of the garbage an env step leaves fall on the other "
              "code",
     without_it="the high end is the env's own time made free, below what replaying measured")

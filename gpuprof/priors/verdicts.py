@@ -46,8 +46,11 @@ UNCONTENDED_QUANTILE = Prior(
            "stretched SB3's policy calls from 0.9 to 5.4 ms on the mean while their fastest tenth stayed near the "
            "quiet pace (0.6-1.2 ms), and env steps rendering frames ran 1.1-1.4x slower; checked on the 2-core VM "
            "(tests/programs/sb3_ppo_render.py, docs/benchmarks.md): env stepping 78% quiet; beside the spinner 33% "
-           "as measured and 79% at this pace with two threads, 79% and 84% with one",
-    programs=("tests/programs/sb3_ppo_render.py",), needs_second_program=True,
+           "as measured and 79% at this pace with two threads, 79% and 84% with one; checked 2026-12-02 on a "
+           "second program, gymnasium's PPO on CartPole (tests/programs/ppo_rollout.py, one torch thread, "
+           "bench/busy_env_share.py, 3 rounds in turns): env stepping 12.3-12.8% quiet and 12.4-12.7% beside the "
+           "spinner (one core taken), the verdict compute in all six",
+    programs=("tests/programs/sb3_ppo_render.py", "tests/programs/ppo_rollout.py"),
     used_for="input.env on a busy machine: each rollout part and the update at the pace of their fastest calls, "
              "so env stepping's share is the job's alone; the rollout fixes read the same parts",
     without_it="beside a busy process env stepping's share is the measured one, which the other process's fight "
