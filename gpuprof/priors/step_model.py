@@ -16,7 +16,9 @@ SHIPPING_PER_BATCH = Prior(
            "(docs/advice.md, 'Shipping batches between processes'); checked 2026-12-02 with "
            "bench/shipping_cost.py (one worker always ahead, the training process's time in next()): 2.2-2.9 ms "
            "a batch for four shapes of 2-196 KB, 2-3x this value on a day this machine's plain loops ran slower; "
-           "the second program does not agree yet, and the value stands until a quiet sitting measures both",
+           "most of it is torch's default sharing strategy (file_descriptor: each tensor's descriptor fetched "
+           "from the worker in a round trip): the 2 KB batch took 3.4-3.5 ms with it and 1.1-1.2 ms with "
+           "file_system in one sitting. The second program does not agree yet; the value stands",
     programs=("examples/short_steps_tabular.py",), needs_second_program=True,
     used_for="what moving batch making into workers adds to each step (num-workers from 0, loader-workers): "
              "joins compute, and twice over the CPU bound's work",
