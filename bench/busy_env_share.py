@@ -10,15 +10,12 @@ program: the share and the verdict beside the spinner against the quiet ones.
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from profiled import ROOT, report_of
 PROGRAM = os.path.join(ROOT, "tests", "programs", "ppo_rollout.py")
 ROUNDS = 3
 SPIN = "while True:\n    pass\n"
@@ -27,15 +24,7 @@ SPIN = "while True:\n    pass\n"
 def profiled(program: str, threads: str, busy: bool) -> dict:
     spinner = subprocess.Popen([sys.executable, "-c", SPIN]) if busy else None
     try:
-        with tempfile.TemporaryDirectory() as folder:
-            env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-            if threads:
-                env["OMP_NUM_THREADS"] = threads
-            subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"), "--",
-                            sys.executable, program], env=env, cwd=folder, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, timeout=600)
-            with open(os.path.join(folder, "run", "report.json")) as handle:
-                report = json.load(handle)
+        report = report_of([sys.executable, program], env={"OMP_NUM_THREADS": threads} if threads else None)
     finally:
         if spinner is not None:
             spinner.kill()

@@ -12,7 +12,6 @@ in turns, ROUNDS times; the figure per count is the steps' rate against the inli
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess

@@ -18,11 +18,13 @@ observation and actions differ) a copy of the program steps that env instead, li
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
-import shutil
 import tempfile
+
+from profiled import report_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -70,13 +72,7 @@ def timed(mode: str, path: str) -> float:
 
 def estimated() -> dict:
     """gpuprof's figures for the same program: env share, its bound, the phases and the top fix."""
-    with tempfile.TemporaryDirectory() as folder:
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"), "--",
-                        sys.executable, os.path.join(PROGRAM["folder"], "ppo_rollout.py")], env=env, cwd=folder,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
-        with open(os.path.join(folder, "run", "report.json")) as handle:
-            report = json.load(handle)
+    report = report_of([sys.executable, os.path.join(PROGRAM["folder"], "ppo_rollout.py")], timeout=300)
     environment = report["environment"]
     return {"env_share": environment["share"], "phases": environment.get("phases") or {},
             "advice": [(a["id"], a.get("estimate")) for a in report["advice"]]}

@@ -11,14 +11,14 @@ shared machine's other load decides what parallel processes can gain.
 """
 
 import argparse
-import json
 import os
 import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+
+from profiled import report_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,12 +52,7 @@ def run(vec_env: str, extra=()) -> dict:
 
 def estimate() -> dict:
     """gpuprof's subproc-vec-env estimate from a profiled run of the DummyVecEnv program."""
-    with tempfile.TemporaryDirectory() as folder:
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        subprocess.run([sys.executable, "-m", "gpuprof", "run", "-q", "--out", os.path.join(folder, "run"), "--",
-                        sys.executable, PROGRAM], cwd=folder, env=env, capture_output=True, timeout=600, check=True)
-        with open(os.path.join(folder, "run", "report.json")) as handle:
-            report = json.load(handle)
+    report = report_of([sys.executable, PROGRAM])
     advice = {a["id"]: a for a in report["advice"]}
     fix = advice.get("subproc-vec-env")
     return {"verdict": report["verdict"]["bottleneck"], "env_share": report["environment"]["share"],

@@ -3,6 +3,7 @@ bootstrap's loader must find the probes' entry where the package keeps it, and n
 import gpuprof by its public name (that would bind the job to whichever `gpuprof` is first on its
 path, the program's own module of that name included)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -30,7 +31,6 @@ def test_the_bootstrap_loads_the_probes_entry_and_every_probe_under_the_private_
     done = subprocess.run([sys.executable, "-c", CHILD, START, os.path.join(ROOT, "gpuprof")], cwd=os.path.dirname(START),
                           capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=""))
     assert done.returncode == 0, done.stderr
-    import json
     got = json.loads(done.stdout.strip().splitlines()[-1])
     assert got["boot"] == "_gpuprof_job.capture.probes.boot" and got["starts"]
     assert got["public"] == [], f"loading the probes imported gpuprof by its public name: {got['public']}"
