@@ -55,14 +55,32 @@ def read_json(*parts):
         return json.load(handle)
 
 
+#: Fixes whose gain turns on the CPU's instructions: bf16 autocast is fast only with bf16 ones
+#: (gpuprof.advise.model_terms.CPU_BF16), and slower than float32 without them.
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+NEEDS_BF16 = ("mixed-precision",)
+
+
 def truths(truth: dict) -> dict:
     """{fix id: measured median} for the fixes whose measurement succeeded."""
     return {k: v["median"] for k, v in ((truth or {}).get("fixes") or {}).items() if v.get("median")}
 
 
+def foreign_truths(report: dict, truth: dict) -> list:
+    """The fixes whose truth was measured on a CPU unlike the run's: a bf16 gain measured with bf16
+    instructions says nothing where the CPU has none (and the other way). Unknown when the truth does
+    not say (an older truth.json): then every truth counts. A fix measured in a later sitting carries
+    its own `cpu_bf16`."""
+    here = any(flag in ((report.get("system") or {}).get("cpu_flags") or ()) for flag in BF16_FLAGS)
+    fixes = (truth or {}).get("fixes") or {}
+    recorded = {k: fixes[k].get("cpu_bf16", (truth or {}).get("cpu_bf16")) for k in NEEDS_BF16 if k in truths(truth)}
+    return [k for k, had in recorded.items() if had is not None and had != here]
+
+
 def score(case: dict, report: dict, truth: dict) -> dict:
     """One program's scores: each is True, False or None (cannot be judged: no truth for it)."""
-    measured = truths(truth)
+    foreign = foreign_truths(report, truth)
+    measured = {k: v for k, v in truths(truth).items() if k not in foreign}
     advice = report.get("advice") or []
     ids = [a["id"] for a in advice]
     label = report["verdict"]["bottleneck"] in case["label"].split("|")
@@ -82,7 +100,8 @@ def score(case: dict, report: dict, truth: dict) -> dict:
               if a.get("estimated_speedup") and a["id"] in measured]
     missed = sorted(k for k, v in measured.items() if v >= BIG_GAIN and k not in ids)
     return {"label": label, "top_in_range": in_range, "best_first": best_first, "log_errors": errors,
-            "missed_big": missed, "verdict": report["verdict"]["bottleneck"], "ids": ids, "measured": measured}
+            "missed_big": missed, "verdict": report["verdict"]["bottleneck"], "ids": ids, "measured": measured,
+            "foreign": foreign}
 
 
 def summary(scores: dict) -> list:
@@ -92,12 +111,14 @@ def summary(scores: dict) -> list:
         return f"{sum(judged)} of {len(judged)}"
     errors = [e for s in scores.values() for e in s["log_errors"]]
     missed = [f"{name}: {', '.join(s['missed_big'])}" for name, s in scores.items() if s["missed_big"]]
+    foreign = [f"{name}: {', '.join(s['foreign'])}" for name, s in scores.items() if s.get("foreign")]
     return [f"label right: {tally('label')}",
             f"top fix's measured gain inside its range: {tally('top_in_range')}",
             f"best measured fix ranked first: {tally('best_first')}",
             f"median |log(estimate/measured)|: {statistics.median(errors):.2f} over {len(errors)} fixes" if errors
             else "median |log(estimate/measured)|: no fix with both",
-            f"fixes measured at {BIG_GAIN:.0f}x or more left unoffered: {len(missed)}" + (f" ({'; '.join(missed)})" if missed else "")]
+            f"fixes measured at {BIG_GAIN:.0f}x or more left unoffered: {len(missed)}" + (f" ({'; '.join(missed)})" if missed else "")] \
+        + ([f"truths not judged (measured on a CPU unlike this one): {'; '.join(foreign)}"] if foreign else [])
 
 
 def profile(name: str, case: dict, folder: str) -> dict:
@@ -148,6 +169,8 @@ def main(args: list) -> None:
                 continue
             s = scores[name] = score(case, report, truth)
             shown = ", ".join(f"{k} {v:.2f}x" for k, v in sorted(s["measured"].items(), key=lambda kv: -kv[1])) or "none"
+            if s["foreign"]:
+                shown += f" (not judged: {', '.join(s['foreign'])}, measured on a CPU unlike this one)"
             print(f"| {name} | {case['shape']} | {case['label']} | {s['verdict']} | {', '.join(s['ids'][:3]) or '-'} | "
                   f"{shown} | {_mark(s['top_in_range'])} | {_mark(s['best_first'])} |", flush=True)
     print(f"\n{half} half, {len(scores)} programs:")

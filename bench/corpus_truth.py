@@ -79,6 +79,12 @@ def measure(name: str, rounds: int, folder: str, only=None) -> dict:
     return {"fixes": fixes, "verdicts": verdicts}
 
 
+def cpu_bf16() -> bool:
+    """Whether this CPU has bf16 instructions: a mixed-precision truth holds only on CPUs alike."""
+    from gpuprof.capture.samplers.system import cpu_flags
+    return any(flag in cpu_flags() for flag in ("avx512_bf16", "amx_bf16"))
+
+
 def load() -> float:
     return os.getloadavg()[0]
 
@@ -93,13 +99,18 @@ def main() -> None:
             before = load()
             got = measure(name, rounds, folder, only)
             path = os.path.join(CORPUS, name, "truth.json")
+            sitting = dict(rounds=rounds, measured_at=time.strftime("%Y-%m-%d"), cores=os.cpu_count(),
+                           machine=platform.processor() or platform.machine(), load_before=round(before, 2),
+                           load_after=round(load(), 2), steps_per_run=edited_truth.STEPS, cpu_bf16=cpu_bf16())
             if only is not None and os.path.exists(path):
+                # One fix measured again joins the others: the file's sitting stays theirs, the fix
+                # carries its own.
                 with open(path) as handle:
                     kept = json.load(handle)
-                got = dict(kept, fixes=dict(kept.get("fixes") or {}, **got["fixes"]))
-            truth = dict(got, rounds=rounds, measured_at=time.strftime("%Y-%m-%d"), cores=os.cpu_count(),
-                         machine=platform.processor() or platform.machine(), load_before=round(before, 2),
-                         load_after=round(load(), 2), steps_per_run=edited_truth.STEPS)
+                fresh = {k: dict(v, **sitting) for k, v in got["fixes"].items()}
+                truth = dict(kept, fixes=dict(kept.get("fixes") or {}, **fresh))
+            else:
+                truth = dict(got, **sitting)
             with open(path, "w") as handle:
                 json.dump(truth, handle, indent=1, sort_keys=True)
                 handle.write("\n")

@@ -17,6 +17,9 @@ from gpuprof.priors.step_model import (CPU_ONLY_COMPUTE_RELIEF, GPU_COMPUTE_RELI
 #: training process, unpickling (priors shipping.*). A step of a few milliseconds cannot hide it;
 #: both sides pay it, the workers and the training process.
 SHIP_FIXED_S = SHIPPING_PER_BATCH.value
+#: The cheapest and the dearest fixed cost measured (the dearest beside steps of a few milliseconds,
+#: workers and training sharing the cores): a range's optimistic and pessimistic ends take them.
+SHIP_FIXED_CHEAPEST_S, SHIP_FIXED_DEAREST_S = SHIPPING_PER_BATCH.ends()
 SHIP_BYTES_PER_S = SHIPPING_RATE.value
 #: A guard against dividing by an empty step (or by a saving of all of it): nothing is taken below it.
 TINY = 1e-9
@@ -25,14 +28,14 @@ TINY = 1e-9
 LEAST_COMPUTE_SHARE = 0.05
 
 
-def shipping_share(ev) -> float:
+def shipping_share(ev, per_batch: float = SHIP_FIXED_S) -> float:
     """What shipping each batch from workers would cost, as a share of today's step (0 when the
-    step time is unknown)."""
+    step time is unknown); `per_batch` is the fixed part of one batch's cost."""
     if not ev.window_s or not ev.measured_steps:
         return 0.0
     step = ev.window_s / ev.measured_steps
     nbytes = (((ev.loader or {}).get("batch") or {}).get("bytes")) or 0
-    return (SHIP_FIXED_S + nbytes / SHIP_BYTES_PER_S) / step
+    return (per_batch + nbytes / SHIP_BYTES_PER_S) / step
 
 
 def more_capacity(ev, k: float, extra: float = 0.0) -> float:

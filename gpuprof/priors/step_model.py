@@ -10,18 +10,21 @@ TRIED_EXAMPLES = ("examples/cpu_starved.py", "examples/disk_random_reads.py", "e
                   "examples/remote_source.py", "examples/contended_workers.py")
 
 SHIPPING_PER_BATCH = Prior(
-    id="shipping.per-batch", kind="measured cost", value=1.0e-3, unit="s",
-    source="measured on the 2-core x86-64 VM (Python 3.11, torch 2.13 CPU), 2026-11-23: a batch of a few KB "
+    id="shipping.per-batch", kind="measured cost", value=1.5e-3, low=0.9e-3, high=3.5e-3, unit="s",
+    source="measured on the 2-core x86-64 VM (Python 3.11, torch 2.13 CPU, torch's default file_descriptor "
+           "sharing): first on examples/short_steps_tabular.py, 2026-11-23, about 1 ms for a batch of a few KB "
            "pickled into shared memory by a worker, queued, and unpickled by the woken training process "
-           "(docs/advice.md, 'Shipping batches between processes'); checked 2026-12-02 with "
-           "bench/shipping_cost.py (one worker always ahead, the training process's time in next()): 2.2-2.9 ms "
-           "a batch for four shapes of 2-196 KB, 2-3x this value on a day this machine's plain loops ran slower; "
-           "most of it is torch's default sharing strategy (file_descriptor: each tensor's descriptor fetched "
-           "from the worker in a round trip): the 2 KB batch took 3.4-3.5 ms with it and 1.1-1.2 ms with "
-           "file_system in one sitting. The second program does not agree yet; the value stands",
-    programs=("examples/short_steps_tabular.py",), needs_second_program=True,
+           "(docs/advice.md, 'Shipping batches between processes'); then with bench/shipping_cost.py (one worker "
+           "always ahead, the training process's time in next()), 2026-12-02, in three sittings: beside 8 ms "
+           "steps 0.9-1.6 ms for four prepared shapes of 2-196 KB and 0.9-1.8 ms for short_steps_tabular's own "
+           "rows (24 KB); beside 4 ms steps 1.3-3.0 ms and 0.9-3.3 ms (the worker and the training process then "
+           "share the cores more often). The two programs agree within a sitting; the sittings differ 1.5x. "
+           "The value is the middle of the 8 ms figures, the ends the least and the most measured. Most of the "
+           "cost is the sharing strategy (a round trip to the worker for each tensor's descriptor): with "
+           "file_system a batch took 0.45-0.85 ms for 1-8 tensors against 1.3-4.5 ms",
+    programs=("examples/short_steps_tabular.py", "bench/shipping_cost.py", "bench/shipping_cost.py --tabular"),
     used_for="what moving batch making into workers adds to each step (num-workers from 0, loader-workers): "
-             "joins compute, and twice over the CPU bound's work",
+             "joins compute, and twice over the CPU bound's work; num-workers' pessimistic end takes the high end",
     without_it="workers look free to feed: on 2 ms steps num-workers estimated 1.39x where `gpuprof try` "
                "measured 0.58x")
 

@@ -90,3 +90,18 @@ def test_where_nothing_gains_offering_nothing_is_right_and_a_fix_without_truth_i
     assert lines[0] == "label right: 1 of 2"
     assert lines[1] == "top fix's measured gain inside its range: 1 of 1"
     assert lines[2] == "best measured fix ranked first: 2 of 2"
+
+
+def test_a_bf16_gain_measured_on_a_cpu_with_bf16_is_not_held_against_a_run_on_one_without():
+    """The truths were measured where the CPU had avx512_bf16; on a CPU without it gpuprof rightly
+    leaves mixed precision out, and scoring that as 'best fix not first' would blame the advice."""
+    measured_there = dict(truth(**{"mixed-precision": 1.18, "num-workers": 0.71}), cpu_bf16=True)
+    without = dict(report("compute", ("compile", 1.0, 1.2)), system={"cpu_flags": []})
+    got = scoring.score(CASE, without, measured_there)
+    assert got["foreign"] == ["mixed-precision"] and "mixed-precision" not in got["measured"]
+    assert got["best_first"] is True                 # nothing left that gains: offering no gain is right
+    assert scoring.summary({"a": got})[-1] == "truths not judged (measured on a CPU unlike this one): a: mixed-precision"
+    alike = dict(report("compute", ("compile", 1.0, 1.2)), system={"cpu_flags": ["avx512_bf16"]})
+    assert scoring.score(CASE, alike, measured_there)["best_first"] is False
+    unknown = truth(**{"mixed-precision": 1.18})     # an older truth.json, silent about its CPU: it counts
+    assert scoring.score(CASE, without, unknown)["best_first"] is False

@@ -11,7 +11,8 @@ import math
 from gpuprof.advise.fix import MIN_GAIN, Fix, pct
 from gpuprof.advise.flag_terms import WORKERS, command_first
 from gpuprof.advise.loader_terms import keep_loader_line, loader_detail, loader_snippet, where
-from gpuprof.advise.model import LEAST_COMPUTE_SHARE, cpu_budget, more_capacity, shipping_share
+from gpuprof.advise.model import (LEAST_COMPUTE_SHARE, SHIP_FIXED_CHEAPEST_S, SHIP_FIXED_DEAREST_S, cpu_budget,
+                                  more_capacity, shipping_share)
 from gpuprof.priors.input_fixes import CPU_ONLY_WORKER_RATE, PARALLEL_READS, WAITING_WORKERS_PER_CORE
 from gpuprof.advise.situation import INPUT
 from gpuprof.judge.verdict import bottlenecks
@@ -80,8 +81,11 @@ def build(ev, s):
     gain, bounded = step_gain(ev, k, ship, w)
     if gain < MIN_GAIN:
         return None
-    low, high = (step_gain(ev, batch_rate_gain(ev, kind, n, suggested, headroom, efficiency, disk), ship, w)[0]
-                 for efficiency, disk in zip(WORKER_EFFICIENCY_ENDS, DISK_PARALLELISM_ENDS))
+    ship_ends = (shipping_share(ev, SHIP_FIXED_DEAREST_S), shipping_share(ev, SHIP_FIXED_CHEAPEST_S)) if n == 0 \
+        else (0.0, 0.0)
+    ends = zip(WORKER_EFFICIENCY_ENDS, DISK_PARALLELISM_ENDS, ship_ends)
+    low, high = (step_gain(ev, batch_rate_gain(ev, kind, n, suggested, headroom, efficiency, disk), cost, w)[0]
+                 for efficiency, disk, cost in ends)
     change = {"num_workers": suggested, "persistent_workers": True}
     snippet = loader_snippet(ev, change)
     detail = f"num_workers {n} -> {suggested}" + (" (batches then overlap with compute)" if n == 0 else "")
