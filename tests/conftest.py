@@ -52,6 +52,15 @@ def pytest_sessionstart(session):
         pass
 
 
+def pytest_ignore_collect(collection_path, config):
+    """Under `-m "not slow"` every integration test would be deselected only after its module was
+    imported (torch, nbclient, Stable-Baselines3 at import: seconds of the fast tier): not collected."""
+    if config.getoption("markexpr", "").strip() == "not slow" and (str(collection_path) == INTEGRATION or
+            str(collection_path).startswith(INTEGRATION + os.sep)):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(items):
     """Every integration test runs real programs (seconds to minutes each): marked `slow`, so that
     `pytest -m "not slow" tests` is the under-a-minute tier of pure unit tests."""

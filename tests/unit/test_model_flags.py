@@ -72,6 +72,7 @@ def test_one_flag_that_cannot_be_read_loses_only_itself():
     assert flags["cudnn_allow_tf32"] is True and flags["cudnn_benchmark"] is True
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch: the slow tier
 def test_real_torch_with_the_new_api():
     """In a fresh interpreter (the flags are global): torch's own behaviour, not a stand-in."""
     pytest.importorskip("torch")

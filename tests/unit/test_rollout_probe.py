@@ -59,6 +59,7 @@ print(json.dumps({"same": plain == probed, "wrapped_before": wrapped_before,
 """
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch: the slow tier
 def test_each_rollout_is_one_phase_with_its_env_steps_and_inference_and_results_are_unchanged():
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -121,6 +121,7 @@ def run(script, tmp_path, name="program.py"):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch: the slow tier
 def test_sb3_vector_steps_are_counted_once_in_sb3_terms_and_results_are_unchanged(tmp_path):
     got, plain = run(SCRIPT, tmp_path), run(PLAIN, tmp_path, "plain.py")
     assert got["imported_by_arming"] is False

@@ -4,11 +4,12 @@ the doctor's lines and tables, and --help), and code snippets stay valid Python 
 broken to fit."""
 
 import ast
+import contextlib
+import io
 import json
 import os
 import re
 import subprocess
-import sys
 
 import pytest
 
@@ -16,8 +17,6 @@ from gpuprof.present.render import formats
 from gpuprof.present.render.code_fit import fit_code
 from gpuprof.present.render.text_width import text_width
 from tests.golden import outputs
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def widest(text: str) -> int:
@@ -87,17 +86,33 @@ def test_a_snippet_line_is_broken_only_where_python_carries_on():
     assert fit_code(header, 40)[-1] == "for x, y in loader: step(x); log(y)"
 
 
-def run_cli(*args, columns=None, timeout=120):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    env.pop("COLUMNS", None)
-    if columns:
-        env["COLUMNS"] = columns
-    return subprocess.run([sys.executable, "-m", "gpuprof", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+class Cli:
+    """What `gpuprof ARGS` gives (exit status, stdout, stderr), run in this process: the width is
+    click's, read from COLUMNS as each command renders, so it matches a fresh `python -m gpuprof`
+    byte for byte (the integration tests start the real one)."""
+
+    def __init__(self, monkeypatch):
+        self.monkeypatch = monkeypatch
+
+    def __call__(self, *args, columns=None):
+        from gpuprof.commands.cli import main
+        if columns:
+            self.monkeypatch.setenv("COLUMNS", columns)
+        else:
+            self.monkeypatch.delenv("COLUMNS", raising=False)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), pytest.raises(SystemExit) as done:
+            main(list(args))
+        return subprocess.CompletedProcess(args, done.value.code or 0, out.getvalue(), err.getvalue())
+
+
+@pytest.fixture
+def run_cli(monkeypatch):
+    return Cli(monkeypatch)
 
 
 @pytest.mark.parametrize("columns", [None, "70"])
-def test_the_gate_table_fits_a_pipe(tmp_path, columns):
+def test_the_gate_table_fits_a_pipe(tmp_path, columns, run_cli):
     report = os.path.join(outputs.EXPECTED, "cpu_starved", "report.json")
     baseline = os.path.join(outputs.EXPECTED, "memmap_batcher", "report.json")
     (tmp_path / "gate.toml").write_text("[tool.gpuprof.gate]\nmax_data_wait = 0.1\n")
@@ -115,7 +130,7 @@ def test_the_doctor_s_lines_and_table_wrap_to_the_width():
 
 
 @pytest.mark.parametrize("command", ["", "run", "try", "report", "gate", "attach", "doctor", "demo"])
-def test_help_fits_and_never_cuts_a_path(command):
+def test_help_fits_and_never_cuts_a_path(command, run_cli):
     args = [command, "--help"] if command else ["--help"]
     for columns in (None, "60"):
         got = run_cli(*args, columns=columns)
@@ -124,7 +139,7 @@ def test_help_fits_and_never_cuts_a_path(command):
             assert "~/.local/state/gpuprof/runs" in got.stdout, (command, columns)
 
 
-def test_attach_help_states_each_default_once():
+def test_attach_help_states_each_default_once(run_cli):
     text = " ".join(run_cli("attach", "--help").stdout.split())
     assert text.count("[default: 25") == 1 and text.count("[default: gpu]") == 1
 

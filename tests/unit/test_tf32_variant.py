@@ -60,6 +60,7 @@ def test_an_older_torch_gets_the_legacy_flags(emitted):
     assert emitted[-1]["precision_api"] == "legacy"
 
 
+@pytest.mark.slow  # a fresh interpreter that imports torch: the slow tier
 def test_real_torch_the_variant_leaves_the_state_the_fixs_snippet_leaves():
     """In fresh interpreters (the flags are global): the variant, then a program that uses the new
     API, against the tf32 fix's own snippet; torch's behaviour, not a stand-in."""
