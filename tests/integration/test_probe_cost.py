@@ -16,7 +16,21 @@ from tests.integration.helpers import gpuprof, load_json, plain_beside_gpuprof
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
+#: The bound on the added CPU per step and per batch, set on a machine whose plain step took
+#: REFERENCE_PLAIN_STEP_US (docs/benchmarks.md, 2026-11-25: 9.6 µs added per step, 6.2 per batch). The
+#: probes are Python, so on a slower machine they cost more in proportion: the bound scales with the
+#: plain step (never below MAX_ADDED_US), which keeps a return to the 50 µs the probes once cost (5x
+#: today's) caught on either.
 MAX_ADDED_US = 40.0
+REFERENCE_PLAIN_STEP_US = 72.7
+
+
+def bound_us(results) -> float:
+    return MAX_ADDED_US * max(1.0, results["step"]["plain_us"] / REFERENCE_PLAIN_STEP_US)
+
+
+def over_the_bound(results) -> list:
+    return [mode for mode in ("step", "batch") if results[mode]["added_us"] >= bound_us(results)]
 
 
 @pytest.mark.torch
@@ -25,8 +39,21 @@ def test_the_probes_add_little_per_step_and_per_batch():
     import probe_cost
 
     results = probe_cost.measure(("step", "batch"), iterations=4000, pairs=3)
-    assert results["step"]["added_us"] < MAX_ADDED_US, results
-    assert results["batch"]["added_us"] < MAX_ADDED_US, results
+    if over_the_bound(results):
+        # Separate processes of the same program differ by a fifth or more in µs per step on a VM
+        # (memory layout, neighbours): a figure over the bound is measured again, over more pairs,
+        # before it fails. Probes that really cost more are over it both times.
+        results = probe_cost.measure(("step", "batch"), iterations=4000, pairs=5)
+    assert not over_the_bound(results), (bound_us(results), results)
+
+
+def test_the_bound_scales_with_the_machine_and_still_catches_the_old_cost():
+    fast = {"step": {"plain_us": 72.7, "added_us": 50.0}, "batch": {"plain_us": 16.1, "added_us": 6.0}}
+    assert over_the_bound(fast) == ["step"]
+    slow = {"step": {"plain_us": 220.0, "added_us": 60.0}, "batch": {"plain_us": 40.0, "added_us": 30.0}}
+    assert over_the_bound(slow) == []
+    slow["step"]["added_us"] = 50.0 * 220.0 / 72.7      # the old cost, as slower a machine makes it
+    assert over_the_bound(slow) == ["step"]
 
 
 @pytest.mark.torch

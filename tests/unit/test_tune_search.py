@@ -111,6 +111,32 @@ def test_the_budget_stop_keeps_a_winner_already_decided():
     assert search.next_round() is None
 
 
+class SlowRuns:
+    """An experiment whose every run costs more than any budget: only the rounds the budget never
+    stops are measured. Two workers halve the unit time."""
+
+    def __init__(self):
+        self.rounds = []
+
+    def per_run_s(self):
+        return 1000.0
+
+    def measure(self, round_no, combinations):
+        self.rounds.append(round_no)
+        times = {UNCHANGED: 10.0 * (1 + 0.01 * round_no)}
+        times.update({cand.key_of(c): (5.0 if c.get("num_workers") == 2 else 10.0) for c in combinations})
+        return times
+
+
+def test_a_budget_smaller_than_one_round_still_gets_the_two_rounds_an_interval_needs():
+    from gpuprof.commands.workflows import tuning
+    search, slow = Search(facts(cores=2), frozenset({"num_workers"})), SlowRuns()
+    tuning._rounds(slow, search, budget=1.0, started=0.0, say=lambda line: None)
+    assert slow.rounds == [1, 2]
+    assert "budget" in search.finished_because
+    assert search.best == {"num_workers": 2}
+
+
 def test_candidates_are_normalised_and_never_the_program_as_it_is():
     f = facts(cores=8, workers=2)
     around = cand.around({}, f, SAFE_CPU, wide=True)

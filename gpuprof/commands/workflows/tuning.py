@@ -12,6 +12,8 @@ import time
 
 from gpuprof.errors import UsageProblem
 
+ALWAYS_RUN = 2      # rounds the budget never stops: the fewest that give an interval
+
 
 def tune(target=None, module=None, command_mode=False, budget=300.0, allow=None, only=None, steps=20, warmup_steps=3,
          min_window=1.0, loader=None, out=None, json_path=None, markdown=None, patch_path=None, apply=False,
@@ -116,8 +118,9 @@ def _keep(record, experiment, search, facts, command, cwd, patch_path, apply, fo
 
 
 def _rounds(experiment, search, budget: float, started: float, say) -> None:
-    """Rounds until the search ends or the next would pass the budget (round 1 always runs: its
-    baseline ran while planning)."""
+    """Rounds until the search ends or the next would pass the budget. Rounds 1 and 2 always run:
+    one round has no interval, so a budget that stopped after it would have spent its time deciding
+    nothing (round 1's baseline ran while planning)."""
     from gpuprof.commands.tune.candidates import label_of
     while True:
         combinations = search.next_round()
@@ -126,7 +129,7 @@ def _rounds(experiment, search, budget: float, started: float, say) -> None:
         round_no = search.round + 1
         spent = time.monotonic() - started
         cost = experiment.per_run_s() * (len(combinations) + (1 if round_no > 1 else 0))
-        if round_no > 1 and spent + cost > budget:
+        if round_no > ALWAYS_RUN and spent + cost > budget:
             search.stop(f"the next round ({len(combinations) + 1} runs, about {cost:.0f} s) would pass the "
                         f"{budget:.0f} s budget (--budget)")
             return
