@@ -11,8 +11,6 @@ from gpuprof.judge.sections.eval_phases import during, merged, phases_in, steps_
 from gpuprof.judge.sections.spikes import periodic_spikes, slow_start, slow_steps_at
 from gpuprof.judge.sections.loaders import pipeline_key
 
-MIN_STEPS_FOR_CONFIDENCE = 20
-
 
 def _by_process(events):
     groups: dict[int | None, list[dict]] = {}
