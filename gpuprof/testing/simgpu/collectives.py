@@ -4,7 +4,7 @@ machine, so DistributedDataParallel and FSDP run under torchrun as they do on GP
 The CPU build of torch has no NCCL, and device tensors hold no values, so nothing is sent: each
 collective on device tensors is costed and queued on the device, and the ranks agree on when it can
 start. A collective starts on the GPUs once every rank's stream has reached it (each rank sends the
-time its stream gets there to the others over a gloo group, on the host), and takes NCCL's ring
+time its stream gets there to the others through the job's store, on the host), and takes NCCL's ring
 traffic at the link's bandwidth: an all-reduce moves 2(n-1)/n of its bytes through each GPU's link,
 an all-gather or a reduce-scatter (n-1)/n, a broadcast all of them (nccl-tests' PERFORMANCE.md:
 bus bandwidth), after a fixed latency. On the device a rank that got there first runs the collective
@@ -212,6 +212,9 @@ def _group_class(torch, dist, face):
             super().__init__(rank, size)
             self.world = size
             self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("gpuprof-simgpu-nccl", store), rank, size, timeout)
+            self.arrivals = dist.PrefixStore("gpuprof-simgpu-arrivals", store)
+            self.own_rank = rank
+            self.exchanged = 0
             # A group's name lives on its backends (a group with none has no name, and DeviceMesh,
             # which FSDP2 builds, reads it): the gloo group stands as the one for host tensors.
             self._register_backend(torch.device("cpu"), dist.ProcessGroup.BackendType.GLOO, self.gloo)
@@ -296,11 +299,20 @@ def _group_class(torch, dist, face):
             return done(result)
 
         def _latest(self, ready: float) -> float:
-            """The latest time any rank's stream reaches this collective (over gloo, on the host)."""
-            mine = torch.tensor([ready], dtype=torch.float64)
-            every = [torch.zeros(1, dtype=torch.float64) for _ in range(self.world)]
-            self.gloo.allgather([every], [mine]).wait()
-            return max(float(t[0]) for t in every)
+            """The latest time any rank's stream reaches this collective, exchanged through the
+            store in the calling thread. A gloo collective would do, but its work keeps a copy of
+            the caller's thread-local state (the face's modes among it) and gloo's worker thread
+            drops it later: if the interpreter is finalising by then, the drop takes the GIL, Python
+            ends that thread inside a C++ destructor and the process aborts ("terminate called
+            without an active exception"), as a loaded machine showed at the end of FSDP runs."""
+            self.exchanged += 1
+            key = f"{self.exchanged}/"
+            self.arrivals.set(key + str(self.own_rank), repr(ready))
+            latest = max(float(self.arrivals.get(key + str(rank))) for rank in range(self.world))
+            if self.exchanged > 1:
+                # every rank has set this exchange's key, so each has read all of the last one's
+                self.arrivals.delete_key(f"{self.exchanged - 1}/{self.own_rank}")
+            return latest
 
     SimulatedNccl.__module__ = __name__
     return SimulatedNccl
