@@ -213,7 +213,6 @@ def _group_class(torch, dist, face):
             self.world = size
             self.gloo = dist.ProcessGroupGloo(dist.PrefixStore("gpuprof-simgpu-nccl", store), rank, size, timeout)
             self.arrivals = dist.PrefixStore("gpuprof-simgpu-arrivals", store)
-            self.own_rank = rank
             self.exchanged = 0
             # A group's name lives on its backends (a group with none has no name, and DeviceMesh,
             # which FSDP2 builds, reads it): the gloo group stands as the one for host tensors.
@@ -307,11 +306,11 @@ def _group_class(torch, dist, face):
             without an active exception"), as a loaded machine showed at the end of FSDP runs."""
             self.exchanged += 1
             key = f"{self.exchanged}/"
-            self.arrivals.set(key + str(self.own_rank), repr(ready))
+            self.arrivals.set(key + str(self.rank()), repr(ready))
             latest = max(float(self.arrivals.get(key + str(rank))) for rank in range(self.world))
             if self.exchanged > 1:
                 # every rank has set this exchange's key, so each has read all of the last one's
-                self.arrivals.delete_key(f"{self.exchanged - 1}/{self.own_rank}")
+                self.arrivals.delete_key(f"{self.exchanged - 1}/{self.rank()}")
             return latest
 
     SimulatedNccl.__module__ = __name__
