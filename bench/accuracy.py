@@ -12,6 +12,7 @@ estimate against the truth measured by editing a copy of the program (bench/edit
                                                            (the corpus's held half: bench/corpus_accuracy.py)
 """
 
+import argparse
 import json
 import os
 import subprocess
@@ -202,22 +203,54 @@ def intervention_table(rounds: int = 3) -> None:
             print(f"| {example} | {what} | {shown} | {measured:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}) | {verdict} |")
 
 
-def main() -> None:
-    args = sys.argv[1:]
-    if "--corpus" in args:
+def parse(argv: list) -> argparse.Namespace:
+    """The bench's options; a name that is not an example (or, with --corpus, not a corpus program)
+    is refused with exit 2 before anything runs."""
+    parser = argparse.ArgumentParser(prog="bench/accuracy.py", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--corpus", action="store_true", help="the corpus's programs (bench/corpus_accuracy.py)")
+    mode.add_argument("--edited-only", action="store_true", help="only the edited-program cases")
+    mode.add_argument("--interventions-only", action="store_true", help="only the truth-by-intervention cases")
+    parser.add_argument("--no-measure", action="store_true", help="the verdict table alone (no try, no truths)")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each example (a verdict must hold in all)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each edited case (--edited-only)")
+    parser.add_argument("--half", choices=("held", "calibrate", "all"), default="held",
+                        help="which half of the corpus (--corpus)")
+    parser.add_argument("--keep", metavar="FOLDER", help="keep the corpus's runs in FOLDER (--corpus)")
+    parser.add_argument("--from", dest="kept", metavar="FOLDER",
+                        help="analyse the runs kept in FOLDER again instead of profiling (--corpus)")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="examples (or corpus programs, or edited cases)")
+    args = parser.parse_args(argv)
+    if args.corpus:
         import corpus_accuracy
-        corpus_accuracy.main(args)
+        known = corpus_accuracy.load_split()
+        known = known.get("held", []) + known.get("calibrate", [])
+    elif args.edited_only:
+        known = list(edited_truth.CASES)
+    else:
+        known = list(EXPECTED)
+    unknown = [name for name in args.names if name not in known]
+    if unknown:
+        parser.error(f"not known: {', '.join(unknown)} (known: {', '.join(known)})")
+    return args
+
+
+def main(argv: list) -> None:
+    args = parse(argv)
+    if args.corpus:
+        import corpus_accuracy
+        corpus_accuracy.main(args.half, args.names, keep=args.keep, kept=args.kept)
         return
-    if "--interventions-only" in args:
+    if args.interventions_only:
         intervention_table()
         return
-    if "--edited-only" in args:
-        edited_truth.main()
+    if args.edited_only:
+        edited_truth.print_table(args.names or list(edited_truth.CASES), args.rounds)
         return
-    measure_fixes = "--no-measure" not in args
-    runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 3
-    skip = {"--no-measure", "--runs", str(runs)}
-    names = [a for a in args if a not in skip] or list(EXPECTED)
+    measure_fixes = not args.no_measure
+    runs = args.runs
+    names = args.names or list(EXPECTED)
     passed = 0
     loaders = {}
     print(f"| example | expected | found in {runs} runs | confidence | top fixes | check | result |")
@@ -252,4 +285,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -147,16 +147,14 @@ def reanalysed(name: str, folder: str) -> dict:
     return json.loads(done.stdout)
 
 
-def main(args: list) -> None:
-    half = args[args.index("--half") + 1] if "--half" in args else "held"
+def main(half: str = "held", chosen: list | None = None, keep: str | None = None, kept: str | None = None) -> None:
+    """Print the table and the summary for `chosen` (or the half's programs); `keep` keeps the runs in
+    that folder, `kept` analyses the runs kept there again instead of profiling."""
     split = load_split()
-    chosen = [a for a in args if a in split.get("held", []) + split.get("calibrate", [])]
     names = chosen or (split["held"] + split["calibrate"] if half == "all" else split[half])
     print("| program | shape | label | found | top fixes | measured truths | top in range | best first |")
     print("|---|---|---|---|---|---|---|---|")
     scores = {}
-    keep = args[args.index("--keep") + 1] if "--keep" in args else None
-    kept = args[args.index("--from") + 1] if "--from" in args else None
     if keep:
         os.makedirs(keep, exist_ok=True)
     with (contextlib.nullcontext(os.path.abspath(keep or kept)) if keep or kept

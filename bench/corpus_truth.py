@@ -13,6 +13,7 @@ later gpuprof's estimates with it without measuring again.
 
 Time nothing else while it runs: on a 2-core machine another process moves every figure."""
 
+import argparse
 import json
 import os
 import platform
@@ -89,11 +90,16 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
-def main() -> None:
-    args = sys.argv[1:]
-    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 3
-    names = [a for a in args if a in programs()] or programs()
-    only = args[args.index("--fix") + 1] if "--fix" in args else None
+def main(argv: list) -> None:
+    parser = argparse.ArgumentParser(prog="bench/corpus_truth.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each the plain and the edited program")
+    parser.add_argument("--fix", metavar="ID", help="measure that one edit, keeping the program's other truths")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="corpus programs (all by default)")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.names if name not in programs()]
+    if unknown:
+        parser.error(f"not a corpus program: {', '.join(unknown)} (bench/corpus/ holds {', '.join(programs())})")
+    rounds, names, only = args.rounds, args.names or programs(), args.fix
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
             before = load()
@@ -119,4 +125,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

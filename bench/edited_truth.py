@@ -8,6 +8,7 @@ ratio of step times is one measurement. Not `gpuprof try`: the change is the use
 Prints one row per case (estimate or range, measured median and spread, estimate/measured, whether
 the measured gain falls within the range, below it or above it) and the median and worst ratio."""
 
+import argparse
 import json
 import os
 import re
@@ -159,11 +160,16 @@ def placed(measured: float, span) -> str:
     return "within" if low <= measured <= high else ("below" if measured < low else "above")
 
 
-def main() -> None:
-    args = sys.argv[1:]
-    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else 3
-    names = [a for a in args if a in CASES] or list(CASES)
-    print_table(names, rounds)
+def main(argv: list) -> None:
+    parser = argparse.ArgumentParser(prog="bench/edited_truth.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds, each the plain and the edited program")
+    parser.add_argument("cases", nargs="*", metavar="CASE",
+                        help=f"cases to measure (all by default): {', '.join(CASES)}")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.cases if name not in CASES]
+    if unknown:
+        parser.error(f"not a case: {', '.join(unknown)}")
+    print_table(args.cases or list(CASES), args.rounds)
 
 
 def print_table(names, rounds: int) -> None:
@@ -206,4 +212,4 @@ def print_table(names, rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

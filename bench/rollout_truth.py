@@ -16,6 +16,7 @@ observation and actions differ) a copy of the program steps that env instead, li
     python bench/rollout_truth.py [--rounds R] [--env ID]
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -112,14 +113,19 @@ def stepping(env_id: str, folder: str) -> str:
     return folder
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
-    rounds = int(args[args.index("--rounds") + 1]) if "--rounds" in args else ROUNDS
-    if "--env" in args:
-        copy = tempfile.mkdtemp()
-        PROGRAM["folder"] = stepping(args[args.index("--env") + 1], copy)
+def main(argv: list) -> None:
+    parser = argparse.ArgumentParser(prog="bench/rollout_truth.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help="rounds, each every variant and the plain program")
+    parser.add_argument("--env", metavar="ID", help="a gymnasium env id the copy of the program steps instead of CartPole-v1")
+    args = parser.parse_args(argv)
+    if args.env:
+        PROGRAM["folder"] = stepping(args.env, tempfile.mkdtemp())
     try:
-        print_table(rounds)
+        print_table(args.rounds)
     finally:
         if PROGRAM["folder"] != PROGRAMS:
             shutil.rmtree(PROGRAM["folder"], ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
