@@ -79,12 +79,19 @@ def test_a_slow_env_step_is_the_environment_verdict_with_its_fixes(tmp_path):
     _, report = run(tmp_path, "ppo_slow_env.py")
     verdict = report["verdict"]
     assert verdict["bottleneck"] == bottlenecks.INPUT_ENV.id, verdict
-    assert report["environment"]["share"] > 0.5 and verdict["share"] == pytest.approx(report["environment"]["share"])
+    # Beside other processes that held notable cores the verdict takes the env's share at its
+    # uncontended pace and keeps the measured one (to 3 places) in its evidence; idle, the two are one figure.
+    measured = verdict["evidence"].get("env_share_measured", verdict["share"])
+    assert report["environment"]["share"] > 0.5 and measured == pytest.approx(report["environment"]["share"], abs=5e-4)
     ids = [a["id"] for a in report["advice"]]
-    assert ids[:2] == ["vectorised-env", "async-vector-env"] and "more-envs-per-call" in ids
-    # The env made free by its own time is inside the range; the high end allows for the collections
-    # of the garbage its steps leave, a few percent of the rest's time.
-    own = 1 / (1 - report["environment"]["share"])
+    assert ids[0] == "vectorised-env" and "more-envs-per-call" in ids
+    if "other_cores" not in verdict["evidence"]:
+        # Idle, the env's subprocesses stepping in parallel come next; beside other processes holding
+        # a core they have no core to step on, and that fix may rank lower or not be offered.
+        assert ids[1] == "async-vector-env"
+    # The env made free by the share the verdict judged is inside the range; the high end allows for
+    # the collections of the garbage its steps leave, a few percent of the rest's time.
+    own = 1 / (1 - verdict["share"])
     estimate = report["advice"][0]["estimate"]
     assert estimate["low"] <= own <= estimate["high"]
 
