@@ -68,6 +68,11 @@ def test_the_tokenizing_collator_is_named_with_its_share_and_its_fix(idle):
     collate = next(fix for fix in report["advice"] if fix["id"] == "collate-once")
     assert collate["where"] == parts["collate"]["where"] and "DataCollatorWithPadding" in collate["snippet"]
     assert "Trainer(..., train_dataset=tokenized" in collate["snippet"]
+    if report["verdict"]["bottleneck"] == "compute":
+        # Beside another program holding a core, torch's intra-op threads stall the compute, which
+        # then leads: the thread setting comes first, and workers would only share the same cores.
+        assert ids[0] == "training-threads" and "num-workers" not in ids, ids
+        return
     workers = next(fix for fix in report["advice"] if fix["id"] == "num-workers")
     assert "TrainingArguments(..., dataloader_num_workers=" in workers["snippet"]
 
