@@ -224,8 +224,8 @@ def parse(argv: list) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.corpus:
         import corpus_accuracy
-        known = corpus_accuracy.load_split()
-        known = known.get("held", []) + known.get("calibrate", [])
+        split = corpus_accuracy.load_split()
+        known = split.get("held", []) + split.get("calibrate", [])
     elif args.edited_only:
         known = list(edited_truth.CASES)
     else:

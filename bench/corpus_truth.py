@@ -96,10 +96,11 @@ def main(argv: list) -> None:
     parser.add_argument("--fix", metavar="ID", help="measure that one edit, keeping the program's other truths")
     parser.add_argument("names", nargs="*", metavar="NAME", help="corpus programs (all by default)")
     args = parser.parse_args(argv)
-    unknown = [name for name in args.names if name not in programs()]
+    known = programs()
+    unknown = [name for name in args.names if name not in known]
     if unknown:
-        parser.error(f"not a corpus program: {', '.join(unknown)} (bench/corpus/ holds {', '.join(programs())})")
-    rounds, names, only = args.rounds, args.names or programs(), args.fix
+        parser.error(f"not a corpus program: {', '.join(unknown)} (bench/corpus/ holds {', '.join(known)})")
+    rounds, names, only = args.rounds, args.names or known, args.fix
     with tempfile.TemporaryDirectory() as folder:
         for name in names:
             before = load()
