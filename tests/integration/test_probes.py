@@ -91,7 +91,8 @@ def test_a_handwritten_batching_loop_is_timed_before_the_first_forward(tmp_path)
 
 def test_a_handwritten_loops_data_wait_is_whole_though_most_steps_go_untimed(tmp_path):
     # 400 steps: the first 64 timed, then one in 8 standing for eight. The program's own timing of
-    # its preparation (every step after the first: the measured window) is the truth.
+    # each wait from its last optimizer step's return to the forward (every step after the first:
+    # the measured window) is the truth.
     times = tmp_path / "prepared.json"
     got, report = run_report(tmp_path, os.path.join(PROGRAMS, "timed_gap_loop.py"), str(times))
     steps = report["steps"]

@@ -270,6 +270,11 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
         state["batches_at_step"] = batches
     if not count & TICK_EVERY:
         _tick(now)
+    if state["armed"] is not None:
+        # The timed gap starts when the program has its thread back: gpuprof's own work at this
+        # step's end (rows drained, the each-second hooks, a memory reading, the arming itself) is
+        # not the batch's wait, and on a sampled step it would count eight times over.
+        state["last_end"] = _monotonic()
     if state["stop_at"] != 0:
         return _check_step_limit()
     return False
