@@ -12,18 +12,18 @@ from torch import nn
 torch.manual_seed(0)
 model = nn.Linear(8, 1)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-prepared = []
+waits = []
 ended = None
 for step in range(400):
     began = time.perf_counter() if ended is None else ended
     time.sleep(0.001 * (1 + step % 3))
     batch = torch.tensor([[float((step + i) % 7) for i in range(8)] for _ in range(4)])
-    prepared.append(time.perf_counter() - began)
+    waits.append(time.perf_counter() - began)
     loss = model(batch).pow(2).mean()
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
     ended = time.perf_counter()
 with open(sys.argv[1], "w") as out:
-    json.dump(prepared, out)
+    json.dump(waits, out)
 print("done")

@@ -248,7 +248,8 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
     if _memory_state["cuda"] is not None or not 0.0 <= now - _memory_state["rss_at"] < memory.RSS_EVERY_S \
             or (this_optimizer != last_optimizer and this_optimizer not in _memory_state["seen"]):
         _on_memory(optimizer, now)      # (asked here first: a call per step costs more than the question)
-    state["last_end"] = now
+    if not count & TICK_EVERY:
+        _tick(now)
     if this_optimizer != last_optimizer:
         state["last_optimizer"] = this_optimizer
     # A step fed by a DataLoader has its data wait measured there; the forward hook (a slow path
@@ -268,13 +269,10 @@ def _record_step(optimizer, now: float, stream=None) -> bool:
             state["forward_pick"] = eligible + 1 + ((eligible * 2654435761) >> 13 & FORWARD_MASK)
     else:
         state["batches_at_step"] = batches
-    if not count & TICK_EVERY:
-        _tick(now)
-    if state["armed"] is not None:
-        # The timed gap starts when the program has its thread back: gpuprof's own work at this
-        # step's end (rows drained, the each-second hooks, a memory reading, the arming itself) is
-        # not the batch's wait, and on a sampled step it would count eight times over.
-        state["last_end"] = _monotonic()
+    # A timed gap starts when the program has its thread back: gpuprof's own work at this step's end
+    # (rows drained, the each-second hooks, a memory reading, a flush, the arming) is not the
+    # batch's wait, and on a sampled step it would count eight times over.
+    state["last_end"] = now if state["armed"] is None else _monotonic()
     if state["stop_at"] != 0:
         return _check_step_limit()
     return False
